@@ -1,0 +1,43 @@
+"""The one input every parser takes: a file's bytes, read once, with its identity."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file read into memory once; ``rel_path`` (POSIX form) is its id within the source root."""
+
+    path: Path
+    rel_path: str
+    data: bytes
+    sha256: str
+
+    @classmethod
+    def read(cls, path: Path, rel_path: str | None = None) -> SourceFile:
+        data = Path(path).read_bytes()
+        return cls(
+            path=Path(path),
+            rel_path=rel_path if rel_path is not None else Path(path).name,
+            data=data,
+            sha256=hashlib.sha256(data).hexdigest(),
+        )
+
+    def text(self) -> tuple[str, str]:
+        """Decoded text and the encoding used: UTF-8 (BOM stripped), else cp1252, else latin-1.
+
+        Never raises: latin-1 decodes any byte string, and the caller records the fallback.
+        """
+        if b"\x00" in self.data[:8192]:
+            from parsers.model import SkipFile
+
+            raise SkipFile("binary file (NUL bytes in the first 8 KiB)")
+        for encoding in ("utf-8-sig", "cp1252"):
+            try:
+                return self.data.decode(encoding), "utf-8" if encoding == "utf-8-sig" else encoding
+            except UnicodeDecodeError:
+                continue
+        return self.data.decode("latin-1"), "latin-1"
