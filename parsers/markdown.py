@@ -1,0 +1,230 @@
+"""Markdown (CommonMark + pipe tables): one block per top-level structure, with heading paths.
+
+Inline markup is rendered to plain text (link text kept, URLs dropped), so the chunkers and BM25
+see words, not syntax; tables keep their cells so they can be split by rows later.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from markdown_it.tree import SyntaxTreeNode
+
+from parsers.model import Block, ParsedDocument, SkipFile, Table
+from parsers.options import ParseOptions
+from parsers.source import SourceFile
+
+_MD = MarkdownIt("commonmark").enable("table")
+
+# `---` on the first line, then YAML, then a `---` or `...` line.
+_FRONT_MATTER = re.compile(
+    r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE
+)
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_HTML_TAG = re.compile(r"<[^>]*>")
+# Keys the parser itself writes; front matter cannot override them.
+_RESERVED_KEYS = ("encoding", "front_matter_error")
+
+
+def split_front_matter(text: str) -> tuple[str | None, str, int]:
+    """(raw YAML or None, Markdown body, number of lines the front matter took)."""
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        return None, text, 0
+    consumed = match.group(0)
+    return match.group(1), text[match.end() :], consumed.count("\n") + (0 if consumed.endswith("\n") else 1)
+
+
+def load_front_matter(raw: str) -> tuple[dict[str, Any], str | None]:
+    """(mapping, error message or None); values made JSON-safe (dates become ISO strings)."""
+    try:
+        loaded = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        return {}, " ".join(str(exc).split())
+    if loaded is None:
+        return {}, None
+    if not isinstance(loaded, dict):
+        return {}, f"front matter is a {type(loaded).__name__}, not a mapping"
+    return {str(k): _json_safe(v) for k, v in loaded.items()}, None
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def strip_html(html: str) -> str:
+    """Text of an HTML fragment: comments and tags removed, whitespace runs collapsed per line."""
+    text = _HTML_TAG.sub("", _HTML_COMMENT.sub("", html))
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def inline_text(tokens: list[Token] | None) -> str:
+    """Plain text of inline tokens: link text without URL, code spans without backticks, image alt."""
+    parts: list[str] = []
+    for tok in tokens or ():
+        if tok.type in ("text", "text_special", "code_inline"):
+            parts.append(tok.content)
+        elif tok.type in ("softbreak", "hardbreak"):
+            parts.append("\n")
+        elif tok.type == "image":
+            parts.append(inline_text(tok.children))
+        # link/emphasis open-close markers and inline HTML tags carry no text
+    return "".join(parts).strip()
+
+
+def _inline(node: SyntaxTreeNode) -> str:
+    """Plain text of a heading / paragraph / table cell node (its single inline child)."""
+    return "".join(inline_text(child.token.children if child.token else None) for child in node.children)
+
+
+def table_rows(node: SyntaxTreeNode) -> tuple[tuple[str, ...], ...]:
+    """Header + body rows of a table node; markdown-it pads short rows with empty cells."""
+    rows: list[tuple[str, ...]] = []
+    for section in node.children:  # thead, tbody
+        for tr in section.children:
+            rows.append(tuple(_inline(cell) for cell in tr.children))
+    return tuple(rows)
+
+
+def render_lines(node: SyntaxTreeNode) -> list[str]:
+    """A block node as plain-text lines; lists keep their markers and nesting indentation."""
+    kind = node.type
+    if kind in ("paragraph", "heading"):
+        return _inline(node).split("\n")
+    if kind in ("fence", "code_block"):
+        return node.content.rstrip("\n").split("\n")
+    if kind in ("bullet_list", "ordered_list"):
+        return _list_lines(node)
+    if kind == "blockquote":
+        return _children_lines(node)
+    if kind == "table":
+        return Table(rows=table_rows(node)).markdown().split("\n")
+    if kind == "html_block":
+        return strip_html(node.content).split("\n")
+    return []  # hr
+
+
+def _children_lines(node: SyntaxTreeNode) -> list[str]:
+    """Lines of a container's children (list item, quote); blank separator lines are dropped."""
+    return [line for child in node.children for line in render_lines(child) if line.strip()]
+
+
+def _list_lines(node: SyntaxTreeNode) -> list[str]:
+    ordered = node.type == "ordered_list"
+    number = int(node.attrs.get("start", 1)) if ordered else 0
+    lines: list[str] = []
+    for item in node.children:
+        if ordered:
+            marker = f"{item.info or number}{item.markup or '.'} "
+            number += 1
+        else:
+            marker = f"{item.markup or '-'} "
+        body = _children_lines(item) or [""]
+        lines.append((marker + body[0]).rstrip())
+        lines.extend(" " * len(marker) + line for line in body[1:])
+    return lines
+
+
+_KINDS = {
+    "paragraph": "paragraph",
+    "html_block": "paragraph",
+    "bullet_list": "list",
+    "ordered_list": "list",
+    "table": "table",
+    "fence": "code",
+    "code_block": "code",
+    "blockquote": "quote",
+}
+
+
+def _line_range(node: SyntaxTreeNode, body_lines: list[str], offset: int) -> tuple[int, int] | None:
+    """1-based inclusive file lines of a node, trailing blank lines dropped, front matter counted."""
+    if node.map is None:
+        return None
+    start, end = node.map
+    while end > start + 1 and (end > len(body_lines) or not body_lines[end - 1].strip()):
+        end -= 1
+    return start + 1 + offset, end + offset
+
+
+def iter_blocks(body: str, offset: int = 0) -> Iterator[Block]:
+    """Blocks of a Markdown body in document order; ``offset`` = lines consumed before ``body``."""
+    root = SyntaxTreeNode(_MD.parse(body))
+    body_lines = body.splitlines()
+    headings: list[tuple[int, str]] = []  # (level, text) of the open sections, outermost first
+    for node in root.children:
+        lines = _line_range(node, body_lines, offset)
+        if node.type == "heading":
+            level = int(node.tag[1:])
+            while headings and headings[-1][0] >= level:
+                headings.pop()
+            text = " ".join(_inline(node).split())
+            if not text:
+                continue
+            headings.append((level, text))
+            path = tuple(t for _, t in headings)
+            yield Block(kind="heading", text=text, heading_path=path, lines=lines, metadata={"level": level})
+            continue
+        kind = _KINDS.get(node.type)
+        if kind is None:
+            continue
+        path = tuple(t for _, t in headings)
+        if kind == "table":
+            table = Table(rows=table_rows(node), header_rows=1, title=path[-1] if path else None)
+            yield Block(kind="table", text=table.markdown(), heading_path=path, lines=lines, table=table)
+            continue
+        text = "\n".join(render_lines(node)).strip("\n")
+        if not text.strip():
+            continue
+        language = (node.info.split() or [None])[0] if node.type == "fence" else None
+        yield Block(kind=kind, text=text, heading_path=path, lines=lines, language=language)
+
+
+def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
+    text, encoding = source.text()
+    raw_front, body, offset = split_front_matter(text)
+    metadata: dict[str, Any] = {}
+    blocks: list[Block] = []
+    if raw_front is not None:
+        front, error = load_front_matter(raw_front)
+        metadata.update({k: v for k, v in front.items() if k not in _RESERVED_KEYS})
+        if error is not None:
+            # Keep what the author wrote: the unparsable header becomes a paragraph of the document.
+            metadata["front_matter_error"] = error
+            if raw_front.strip():
+                lines = (2, max(2, offset - 1))
+                blocks.append(Block(kind="paragraph", text=raw_front.strip("\n"), lines=lines))
+    blocks.extend(iter_blocks(body, offset))
+    if not blocks:
+        raise SkipFile("no Markdown content (file is blank or front matter only)")
+    if encoding != "utf-8":
+        metadata["encoding"] = encoding
+    title = metadata.get("title")
+    if not isinstance(title, str) or not title.strip():
+        title = next((b.text for b in blocks if b.kind == "heading" and b.metadata.get("level") == 1), None)
+    return [
+        ParsedDocument(
+            doc_id=source.rel_path,
+            path=source.rel_path,
+            parser="markdown",
+            sha256=source.sha256,
+            blocks=tuple(blocks),
+            title=title,
+            metadata=metadata,
+        )
+    ]
