@@ -1,0 +1,54 @@
+"""Table chunks: a small table is one chunk; a large one is split into row groups and every
+group repeats the title and the header row, so a single retrieved chunk reads on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from chunkers.prose import Piece
+from chunkers.sizing import count_tokens
+from parsers.model import Block, Table
+
+
+def _title(block: Block, table: Table) -> str | None:
+    if table.title:
+        return table.title
+    return block.heading_path[-1] if block.heading_path else None
+
+
+def row_groups(table: Table, max_tokens: int) -> list[tuple[int, tuple[tuple[str, ...], ...]]]:
+    """(index of first body row, rows) groups whose Markdown, header included, fits ``max_tokens``;
+    a group always holds at least one row, so a single huge row is a chunk of its own."""
+    budget = max_tokens - count_tokens(table.markdown(body=()))
+    groups: list[tuple[int, tuple[tuple[str, ...], ...]]] = []
+    start, current, size = 0, [], 0
+    for i, row in enumerate(table.body):
+        n = count_tokens(" | ".join(row)) + len(row) + 2
+        if current and size + n > budget:
+            groups.append((start, tuple(current)))
+            start, current, size = i, [], 0
+        current.append(row)
+        size += n
+    if current or not groups:
+        groups.append((start, tuple(current)))
+    return groups
+
+
+def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
+    assert block.table is not None
+    table = block.table
+    title = _title(block, table)
+    # Markdown source: header rows, the separator line, then one line per body row.
+    first_body_line = block.lines[0] + table.header_rows + 1 if block.lines else None
+    for start, rows in row_groups(table, max_tokens):
+        text = table.markdown(body=rows)
+        if title:
+            text = f"{title}\n{text}"
+        lines = None
+        if block.lines and first_body_line is not None and rows:
+            lines = (first_body_line + start, min(block.lines[1], first_body_line + start + len(rows) - 1))
+        elif block.lines:
+            lines = block.lines
+        # A table merged across pages records its last page in metadata["page_end"].
+        pages = (block.page, int(block.metadata.get("page_end", block.page))) if block.page is not None else None
+        yield Piece(text=text, heading_path=block.heading_path, pages=pages, lines=lines)
