@@ -1,0 +1,178 @@
+"""The BM25 tokenizer: named and versioned, because an index is only valid for the exact rules that
+built it. Any change to what ``__call__`` returns for some input must bump ``VERSION``.
+
+Rules (version 1):
+
+- Text is NFKC-normalised (full-width Latin -> ASCII, ligatures split), then lowercased per token.
+- A Latin token is a run of letters/digits (unicode ``\\w`` minus ``_`` and CJK), optionally joined
+  by single ``_``, ``-`` or ``.`` characters: ``parse_pdf``, ``state-of-the-art``, ``os.path.join``,
+  ``3.14``. Apostrophes split (``don't`` -> ``don``, ``t``), so possessive ``s``/``t`` fall to stopwords.
+- With ``split_identifiers`` a token is emitted whole, then its separator parts, then each part's
+  camelCase / acronym / letter-digit pieces; a piece equal to the thing it came from is not
+  repeated. ``onSaveInstanceState`` -> ``onsaveinstancestate on save instance state``;
+  ``HTTPServer`` -> ``httpserver http server``; ``utf8Decode`` -> ``utf8decode utf 8 decode``;
+  ``x86_64`` -> ``x86_64 x86 64 x 86``. Digits are split from letters so ``covid19`` also matches
+  ``covid 19``. Only ASCII and Latin-1 capitals start a camel piece (Greek/Cyrillic are not split).
+- CJK runs (Han, Hiragana, Katakana, Hangul) become overlapping character bigrams, a 1-character run
+  stays a unigram. Bigrams and not a dictionary segmenter: no model or dictionary to version, no
+  dependency, and bigram recall is close to segmenters for BM25 (the Lucene CJKAnalyzer choice).
+- Stopwords (small English list; small Chinese list applied to CJK unigrams only) are dropped.
+- ``stem`` applies the Snowball English stemmer (PyStemmer) to Latin tokens. PyStemmer is not a
+  declared dependency, so ``stem=True`` raises ``ValueError`` when it is not installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+NAME = "docmill-words"
+VERSION = 1
+
+# Han (incl. ext. A, compatibility, ext. B+), Hiragana, Katakana (+ phonetic ext., half-width),
+# Hangul syllables and jamo, and the iteration mark 々.
+_CJK = (
+    "\u1100-\u11ff\u3005\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff"
+)
+_WORD_CHAR = rf"[^\W_{_CJK}]"
+_TOKEN_RE = re.compile(rf"({_WORD_CHAR}+(?:[_\-.]{_WORD_CHAR}+)*)|([{_CJK}]+)")
+_SEPARATOR_RE = re.compile(r"[_\-.]")
+_UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de"
+_LOWER = rf"[^\W\d_{_UPPER}]"
+# An acronym ends where a capitalised word starts ("HTTPServer" -> "HTTP", "Server").
+_CAMEL_RE = re.compile(rf"[{_UPPER}]+(?=[{_UPPER}]{_LOWER})|[{_UPPER}]?{_LOWER}+|[{_UPPER}]+|\d+")
+
+ENGLISH_STOPWORDS: frozenset[str] = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just
+    me more most my myself no nor not of off on once only or other our ours ourselves out over own
+    same she should so some such than that the their theirs them themselves then there these they
+    this those through to too under until up very was we were what when where which while who whom
+    why will with would you your yours yourself yourselves s t""".split()
+)
+# Function characters that carry no topic on their own; bigrams containing them are kept.
+CHINESE_STOPWORDS: frozenset[str] = frozenset(
+    "的 了 是 在 和 与 及 或 也 都 就 而 着 之 于 被 把 这 那 个 吗 吧 呢 啊".split()
+)
+
+
+@functools.cache
+def _stemmer() -> Callable[[list[str]], list[str]]:
+    try:
+        import Stemmer  # PyStemmer: C Snowball, ~100x faster than pure-Python snowballstemmer
+    except ImportError as exc:
+        raise ValueError(
+            "Tokenizer(stem=True) needs PyStemmer (pip install PyStemmer); it is not installed"
+        ) from exc
+    return Stemmer.Stemmer("english").stemWords  # type: ignore[no-any-return]
+
+
+def _identifier_parts(token: str) -> list[str]:
+    """Separator parts, then camel/acronym/digit pieces of each part; no piece repeats its source."""
+    parts = _SEPARATOR_RE.split(token) if len(token) > 1 else [token]
+    out: list[str] = []
+    if len(parts) > 1:
+        out.extend(part.lower() for part in parts)
+    for part in parts:
+        pieces = _CAMEL_RE.findall(part)
+        if len(pieces) > 1:
+            out.extend(piece.lower() for piece in pieces)
+    return out
+
+
+def _needs_split(token: str) -> bool:
+    """Cheap pre-check: plain words ("the", "The", "HTTP", "2024") have nothing to split."""
+    if token.isalpha():
+        return not (token.islower() or token.isupper() or token[1:].islower() or len(token) == 1)
+    return not token.isdigit()
+
+
+@dataclass(frozen=True)
+class Tokenizer:
+    """Text -> BM25 terms. Frozen so an index can record exactly which rules built it."""
+
+    stem: bool = False
+    stopwords: bool = True
+    split_identifiers: bool = True
+    cjk_bigrams: bool = True
+    name: str = NAME
+    version: int = VERSION
+
+    def __post_init__(self) -> None:
+        if self.name != NAME or self.version != VERSION:
+            raise ValueError(
+                f"unknown tokenizer {self.name!r} version {self.version!r}; "
+                f"this docmill implements {NAME!r} version {VERSION}"
+            )
+        for f in fields(self):
+            if f.type in ("bool", bool) and not isinstance(getattr(self, f.name), bool):
+                raise ValueError(f"Tokenizer.{f.name} must be a bool, got {getattr(self, f.name)!r}")
+        if self.stem:
+            _stemmer()  # fail at construction, not mid-ingest
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "stem": self.stem,
+            "stopwords": self.stopwords,
+            "split_identifiers": self.split_identifiers,
+            "cjk_bigrams": self.cjk_bigrams,
+        }
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> Tokenizer:
+        """Rebuild from a manifest; refuses other names, versions and unknown options."""
+        if values.get("name") != NAME or values.get("version") != VERSION:
+            raise ValueError(
+                f"index was built with tokenizer {values.get('name')!r} version {values.get('version')!r}; "
+                f"this docmill implements {NAME!r} version {VERSION}: rebuild the index"
+            )
+        known = {f.name for f in fields(cls)}
+        unknown = set(values) - known
+        if unknown:
+            raise ValueError(
+                f"unknown tokenizer option(s): {', '.join(sorted(unknown))}; expected: {', '.join(sorted(known))}"
+            )
+        return cls(**dict(values))
+
+    def __call__(self, text: str) -> list[str]:
+        if not text.isascii():
+            text = unicodedata.normalize("NFKC", text)
+        drop = ENGLISH_STOPWORDS if self.stopwords else frozenset()
+        split = self.split_identifiers
+        terms: list[str] = []
+        append = terms.append
+        for word, cjk in _TOKEN_RE.findall(text):
+            if not word:
+                terms.extend(self._cjk_terms(cjk))
+                continue
+            lowered = word.lower()
+            if lowered not in drop:
+                append(lowered)
+            # Inline fast path for the common all-lowercase word before the full check.
+            if split and not (lowered == word and word.isalpha()) and _needs_split(word):
+                terms.extend(part for part in _identifier_parts(word) if part not in drop)
+        if self.stem:
+            # One batch call. CJK terms pass through unchanged: every English Snowball rule needs
+            # an ASCII-letter suffix, which a CJK bigram cannot have (pinned by a test).
+            terms = _stemmer()(terms)
+        return terms
+
+    def _cjk_terms(self, run: str) -> list[str]:
+        if len(run) == 1:
+            if self.stopwords and run in CHINESE_STOPWORDS:
+                return []
+            return [run]
+        if not self.cjk_bigrams:
+            return [ch for ch in run if not (self.stopwords and ch in CHINESE_STOPWORDS)]
+        return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+DEFAULT_TOKENIZER = Tokenizer()
