@@ -1,0 +1,36 @@
+"""docmill: search a hybrid (BM25 + FAISS) index built by `docmill ingest`.
+
+    import docmill
+    index = docmill.open_index("index/")
+    for hit in index.search("how do I install on linux", k=5):
+        print(hit.citation, hit.explain)
+
+Importing docmill loads numpy and the standard library only; FAISS loads with the first vector
+search, sentence-transformers with the first query embedding. Parsers (pdfplumber, tree-sitter,
+RapidOCR) and Prefect are never imported by the query path.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["HybridIndex", "Hit", "Mode", "SearchResult", "__version__", "open_index"]
+
+if TYPE_CHECKING:
+    from docmill.hits import Hit, SearchResult
+    from docmill.index import HybridIndex, Mode, open_index
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy so that `from docmill import __version__` (used by the build) stays free of numpy.
+    if name in ("HybridIndex", "Mode", "open_index"):
+        from docmill import index
+
+        return getattr(index, name)
+    if name in ("Hit", "SearchResult"):
+        from docmill import hits
+
+        return getattr(hits, name)
+    raise AttributeError(f"module 'docmill' has no attribute {name!r}")

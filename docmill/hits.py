@@ -1,0 +1,84 @@
+"""What a search returns: hits that carry their chunk, per-retriever evidence and a citation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from chunkers.model import Chunk
+
+RETRIEVERS = ("bm25", "vector")
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk: Chunk
+    score: float
+    ranks: dict[str, int | None]
+    scores: dict[str, float | None]
+    explain: str
+
+    @property
+    def citation(self) -> str:
+        return self.chunk.citation()
+
+    def to_json(self) -> dict[str, Any]:
+        c = self.chunk
+        return {
+            "chunk_id": c.id,
+            "doc_id": c.doc_id,
+            "score": self.score,
+            "path": c.path,
+            "kind": c.kind,
+            "heading_path": list(c.heading_path),
+            "symbol": c.symbol,
+            "page": c.pages[0] if c.pages else None,
+            "pages": list(c.pages) if c.pages else None,
+            "lines": list(c.lines) if c.lines else None,
+            "citation": self.citation,
+            "text": c.text,
+            "explain": self.explain,
+            "ranks": {r: self.ranks.get(r) for r in RETRIEVERS},
+            "scores": {r: self.scores.get(r) for r in RETRIEVERS},
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A list of hits; ``abstained`` with a ``reason`` when nothing relevant was found."""
+
+    hits: list[Hit]
+    abstained: bool = False
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, i: int) -> Hit:
+        return self.hits[i]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"hits": [h.to_json() for h in self.hits], "abstained": self.abstained}
+        if self.reason:
+            out["reason"] = self.reason
+        if self.notes:
+            out["notes"] = self.notes
+        return out
+
+
+def explain(ranks: dict[str, int | None], scores: dict[str, float | None], fused: float | None) -> str:
+    """`vec#1(0.71) bm25#3(12.40) rrf=0.0323`; a retriever that did not return the chunk is omitted."""
+    parts = []
+    label = {"vector": "vec", "bm25": "bm25"}
+    for name in ("vector", "bm25"):
+        rank, score = ranks.get(name), scores.get(name)
+        if rank is not None and score is not None:
+            parts.append(f"{label[name]}#{rank}({score:.2f})")
+    if fused is not None:
+        parts.append(f"rrf={fused:.4f}")
+    return " ".join(parts)

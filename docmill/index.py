@@ -1,0 +1,167 @@
+"""`open_index(path)` and the searchable index it returns."""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from docmill import filters as filtering
+from docmill.chunkstore import ChunkStore
+from docmill.fusion import rrf
+from docmill.hits import Hit, SearchResult, explain
+from indexers.bm25 import BM25Index
+from indexers.manifest import Manifest, ManifestError
+from indexers.store import IndexStore
+from indexers.tokenize import Tokenizer
+from indexers.vectors import Embedder, ModelUnavailable, load_faiss, model_available, search_faiss
+
+CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE, BM25_DIR = "chunks.jsonl", "chunk_offsets.npy", "vectors.faiss", "bm25"
+# A query whose word pieces are mostly unknown to the embedding model gets no vector side: its
+# vector would be noise (e.g. Chinese under the English-only default model).
+MAX_QUERY_UNKNOWN_SHARE = 0.5
+# Preliminary abstain rule (to be calibrated by `docmill eval`): no lexical match at all and the best
+# cosine below this.
+MIN_COSINE_WITHOUT_LEXICAL = 0.30
+
+
+class Mode(enum.StrEnum):
+    BM25 = "bm25"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+
+    @classmethod
+    def from_str(cls, value: str | Mode) -> Mode:
+        try:
+            return cls(value)
+        except ValueError:
+            raise ValueError(f"unknown mode {value!r}; expected one of: {', '.join(m.value for m in cls)}") from None
+
+
+class HybridIndex:
+    """A published build, opened read-only. Safe to search from several threads."""
+
+    def __init__(self, root: Path, build: Path, manifest: Manifest, embedder: Embedder | None = None) -> None:
+        self.root, self.build, self.manifest = root, build, manifest
+        self.tokenizer = Tokenizer.from_dict(manifest.tokenizer)
+        self.chunks = ChunkStore(build, CHUNKS_FILE, OFFSETS_FILE)
+        self.bm25 = BM25Index.load(build / BM25_DIR, mmap=True)
+        self._faiss: Any = None
+        self._embedder = embedder
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    @property
+    def embedder(self) -> Embedder:
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = Embedder(self.manifest.embedding["model"])
+            return self._embedder
+
+    def _vector_index(self) -> Any:
+        with self._lock:
+            if self._faiss is None:
+                self._faiss = load_faiss(self.build / VECTORS_FILE)
+            return self._faiss
+
+    def query_unknown_share(self, query: str) -> float:
+        from indexers.vectors import unknown_token_share
+
+        return unknown_token_share(self.embedder.tokenizer(), [query])
+
+    def _bm25(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> list[tuple[int, float]]:
+        return self.bm25.top_k(self.tokenizer(query), fetch_k, allowed=allowed)
+
+    def _vector(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> list[tuple[int, float]]:
+        vector = self.embedder.encode([query])[0]
+        return search_faiss(self._vector_index(), vector, fetch_k, allowed=allowed)
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        mode: str | Mode = Mode.HYBRID,
+        fetch_k: int = 100,
+        rrf_k: float = 60.0,
+        weights: Mapping[str, float] | None = None,
+        filters: Mapping[str, Any] | None = None,
+        abstain: bool = True,
+    ) -> SearchResult:
+        """Top ``k`` hits for ``query``. ``filters`` (path glob, kind, language, pages, doc_id,
+        metadata) restrict both retrievers before the cut; with ``abstain`` a query that matches
+        nothing relevant returns no hits and a reason."""
+        mode = Mode.from_str(mode)
+        if k <= 0 or fetch_k <= 0:
+            raise ValueError(f"k and fetch_k must be positive, got k={k}, fetch_k={fetch_k}")
+        if not query or not query.strip():
+            return SearchResult([], abstained=True, reason="empty query")
+        allowed = filtering.mask(self.chunks.all(), filters) if filters else None
+        fetch_k = max(fetch_k, k)
+        notes: list[str] = []
+        results: dict[str, list[tuple[int, float]]] = {}
+        if mode in (Mode.BM25, Mode.HYBRID):
+            results["bm25"] = self._bm25(query, fetch_k, allowed)
+        if mode in (Mode.VECTOR, Mode.HYBRID):
+            share = self.query_unknown_share(query) if mode is Mode.HYBRID else 0.0
+            if share > MAX_QUERY_UNKNOWN_SHARE:
+                notes.append(f"vector side skipped: {share:.0%} of the query is unknown to the embedding model")
+            else:
+                results["vector"] = self._vector(query, fetch_k, allowed)
+        if abstain:
+            reason = self._abstain_reason(results)
+            if reason:
+                return SearchResult([], abstained=True, reason=reason, notes=notes)
+        return SearchResult(self._fuse(results, k, rrf_k, weights, fused=len(results) > 1), notes=notes)
+
+    def _abstain_reason(self, results: Mapping[str, list[tuple[int, float]]]) -> str | None:
+        if results.get("bm25"):
+            return None
+        vector = results.get("vector")
+        if vector and vector[0][1] >= MIN_COSINE_WITHOUT_LEXICAL:
+            return None
+        best = f"{vector[0][1]:.2f}" if vector else "n/a"
+        return f"no lexical match and best cosine {best} < {MIN_COSINE_WITHOUT_LEXICAL}"
+
+    def _fuse(
+        self,
+        results: Mapping[str, list[tuple[int, float]]],
+        k: int,
+        rrf_k: float,
+        weights: Mapping[str, float] | None,
+        fused: bool,
+    ) -> list[Hit]:
+        raw = {name: dict(pairs) for name, pairs in results.items()}
+        ranking = rrf({name: [row for row, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
+        hits = []
+        for item in ranking[:k]:
+            ranks: dict[str, int | None] = {name: item.ranks.get(name) for name in ("bm25", "vector")}
+            scores: dict[str, float | None] = {name: raw.get(name, {}).get(item.row) for name in ("bm25", "vector")}
+            score = item.score if fused else next(s for s in scores.values() if s is not None)
+            hits.append(Hit(self.chunks[item.row], score, ranks, scores, explain(ranks, scores, item.score if fused else None)))
+        return hits
+
+    def close(self) -> None:
+        self.chunks.close()
+
+
+def open_index(path: str | Path, embedder: Embedder | None = None, verify_checksums: bool = False) -> HybridIndex:
+    """Open the current build of an index folder. Refuses, with a message saying what to do, a
+    folder with no build, another schema version, missing or resized files, or a model that is not
+    available here."""
+    root = Path(path)
+    build = IndexStore(root).current_build()
+    manifest = Manifest.read(build)
+    manifest.verify_files(build, checksums=verify_checksums)
+    model = manifest.embedding.get("model")
+    if embedder is None and (not model or not model_available(model)):
+        raise ModelUnavailable(f"index {root} was embedded with model {model!r}, which is not available here")
+    if embedder is not None and embedder.model_name != model:
+        raise ManifestError(f"index {root} was embedded with {model!r}, not {embedder.model_name!r}")
+    return HybridIndex(root, build, manifest, embedder)
+

@@ -1,0 +1,50 @@
+"""One settings object for a build; it checks itself and round-trips through the manifest."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from chunkers.sizing import ChunkOptions
+from indexers.vectors import DEFAULT_MODEL
+from parsers.options import ParseOptions
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    model: str = DEFAULT_MODEL
+    k1: float = 1.2
+    b: float = 0.75
+    tokenizer: Mapping[str, Any] = field(default_factory=dict)
+    chunk: ChunkOptions = field(default_factory=ChunkOptions)
+    parse: ParseOptions = field(default_factory=ParseOptions)
+    batch_size: int = 32
+    keep_builds: int = 3
+    strict: bool = False
+
+    def __post_init__(self) -> None:
+        if self.k1 < 0:
+            raise ValueError(f"k1 must be >= 0, got {self.k1}")
+        if not 0 <= self.b <= 1:
+            raise ValueError(f"b must be within [0, 1], got {self.b}")
+        if self.batch_size < 1 or self.keep_builds < 1:
+            raise ValueError("batch_size and keep_builds must be >= 1")
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> IngestConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(values) - known
+        if unknown:
+            raise ValueError(f"unknown ingest option(s): {', '.join(sorted(unknown))}; expected: {', '.join(sorted(known))}")
+        data = dict(values)
+        if isinstance(data.get("chunk"), Mapping):
+            data["chunk"] = ChunkOptions(**data["chunk"])
+        if isinstance(data.get("parse"), Mapping):
+            data["parse"] = ParseOptions.from_dict(data["parse"])
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["tokenizer"] = dict(self.tokenizer)
+        return data
