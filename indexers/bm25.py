@@ -1,0 +1,272 @@
+"""BM25 (Lucene idf, classic (k1 + 1) numerator) with every (term, document) weight computed at build
+time, so a query is a few array slices added together.
+
+    idf(t)      = ln(1 + (N - df + 0.5) / (df + 0.5))            always > 0
+    w(t, d)     = idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))
+    score(q, d) = sum over query term occurrences t of w(t, d)
+
+A term repeated in the query counts once per occurrence, as in rank_bm25, bm25s and Anserini's
+bag-of-words queries. bm25s' "lucene" method drops the constant (k1 + 1) factor, as Lucene >= 8 does:
+its scores are ours divided by (k1 + 1), with the same ranking.
+
+Storage is term-major CSC: the postings of vocabulary id ``t`` are ``indices[indptr[t]:indptr[t+1]]``
+(document ids, int32, ascending) with weights ``data[...]`` (float32). Files are plain JSON and
+``.npy`` (never pickled), loadable with ``mmap`` so a reader does not copy the index into memory.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+FORMAT = "docmill-bm25"
+FORMAT_VERSION = 1
+VOCAB_FILE = "vocab.json"
+PARAMS_FILE = "params.json"
+ARRAY_FILES = ("data", "indices", "indptr", "doc_lengths")
+_ARRAY_KINDS = {"data": "f", "indices": "i", "indptr": "i", "doc_lengths": "i"}
+
+
+class BM25FormatError(ValueError):
+    """A BM25 folder is missing, truncated or inconsistent; rebuild the index."""
+
+
+@dataclass(frozen=True)
+class BM25Params:
+    k1: float = 1.2
+    b: float = 0.75
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.k1) and self.k1 >= 0):
+            raise ValueError(f"BM25Params.k1 must be a finite number >= 0, got {self.k1!r}")
+        if not (math.isfinite(self.b) and 0 <= self.b <= 1):
+            raise ValueError(f"BM25Params.b must be between 0 and 1, got {self.b!r}")
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> BM25Params:
+        unknown = set(values) - {"k1", "b"}
+        if unknown:
+            raise ValueError(f"unknown BM25 parameter(s): {', '.join(sorted(unknown))}; expected: b, k1")
+        return cls(**{k: float(v) for k, v in values.items()})
+
+
+class BM25Index:
+    """Immutable scorer over N documents; document ids are positions 0..N-1 in the build input."""
+
+    def __init__(
+        self,
+        *,
+        vocab: Sequence[str],
+        params: BM25Params,
+        data: npt.NDArray[np.float32],
+        indices: npt.NDArray[np.int32],
+        indptr: npt.NDArray[np.int64],
+        doc_lengths: npt.NDArray[np.int32],
+        tokenizer: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.params = params
+        self.terms: list[str] = list(vocab)
+        self.term_ids: dict[str, int] = {term: i for i, term in enumerate(self.terms)}
+        self.data = data
+        self.indices = indices
+        self.indptr = indptr
+        self.doc_lengths = doc_lengths
+        self.tokenizer: dict[str, Any] = dict(tokenizer or {})
+        self.n_docs = int(doc_lengths.shape[0])
+        self.avgdl = float(doc_lengths.mean()) if self.n_docs else 0.0
+
+    @classmethod
+    def build(cls, token_lists: Sequence[Sequence[str]], params: BM25Params | None = None) -> BM25Index:
+        params = params or BM25Params()
+        n_docs = len(token_lists)
+        if n_docs >= 2**31:
+            raise ValueError(f"BM25Index holds at most 2**31 - 1 documents, got {n_docs}")
+        lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=n_docs)
+        # Ids in first-seen order via a dict whose missing keys get the next id (one C-level lookup
+        # per token, no per-document Counter); renumbered below so vocab.json is sorted.
+        first_seen: defaultdict[str, int] = defaultdict()
+        first_seen.default_factory = first_seen.__len__
+        token_ids = np.fromiter(
+            (first_seen[t] for t in chain.from_iterable(token_lists)),
+            dtype=np.int64,
+            count=int(lengths.sum()),
+        )
+        terms = sorted(first_seen)
+        renumber = np.empty(len(terms), dtype=np.int64)
+        renumber[[first_seen[t] for t in terms]] = np.arange(len(terms))
+        term_ids = renumber[token_ids] if len(terms) else token_ids
+        doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+        # One sort of (term, doc) keys yields term-major postings with their term frequencies.
+        keys, tf = np.unique(term_ids * max(n_docs, 1) + doc_ids, return_counts=True)
+        posting_terms, posting_docs = np.divmod(keys, max(n_docs, 1))
+        df = np.bincount(posting_terms, minlength=len(terms))
+        indptr = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+        avgdl = float(lengths.mean()) if n_docs else 0.0
+        weights = _weights(tf, df[posting_terms], lengths[posting_docs], n_docs, avgdl, params)
+        return cls(
+            vocab=terms,
+            params=params,
+            data=weights.astype(np.float32),
+            indices=posting_docs.astype(np.int32),
+            indptr=indptr,
+            doc_lengths=lengths.astype(np.int32),
+        )
+
+    def scores(self, query_tokens: Sequence[str]) -> npt.NDArray[np.float32]:
+        """BM25 score of every document (length N); 0 where no query term occurs."""
+        totals = np.zeros(self.n_docs, dtype=np.float64)
+        counts: dict[int, int] = {}
+        for token in query_tokens:
+            term_id = self.term_ids.get(token)
+            if term_id is not None:
+                counts[term_id] = counts.get(term_id, 0) + 1
+        for term_id, count in counts.items():
+            start, end = int(self.indptr[term_id]), int(self.indptr[term_id + 1])
+            # Plain fancy-index += is safe: one term's postings never repeat a document.
+            weights = self.data[start:end]
+            totals[self.indices[start:end]] += weights * count if count > 1 else weights
+        return totals.astype(np.float32)
+
+    def top_k(
+        self, query_tokens: Sequence[str], k: int, allowed: npt.NDArray[np.bool_] | None = None
+    ) -> list[tuple[int, float]]:
+        """Up to k (doc id, score) pairs, best first, ties by doc id; only docs with score > 0.
+
+        ``allowed`` (bool, length N) filters before the cut, so k allowed matches give k hits.
+        """
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
+        if k == 0:
+            return []
+        scores = self.scores(query_tokens)
+        if allowed is not None:
+            if allowed.dtype != np.bool_ or allowed.shape != (self.n_docs,):
+                raise ValueError(
+                    f"allowed must be a bool array of shape ({self.n_docs},), "
+                    f"got {allowed.dtype} {allowed.shape}"
+                )
+            scores = np.where(allowed, scores, np.float32(0))
+        candidates = np.flatnonzero(scores > 0)
+        if len(candidates) > k:
+            # Keep every doc tied with the k-th score so the tie-break below is by id, not by luck.
+            kth = np.partition(scores[candidates], len(candidates) - k)[len(candidates) - k]
+            candidates = candidates[scores[candidates] >= kth]
+        order = np.lexsort((candidates, -scores[candidates]))[:k]
+        return [(int(doc), float(scores[doc])) for doc in candidates[order]]
+
+    def save(self, folder: Path | str, tokenizer: Mapping[str, Any] | None = None) -> list[Path]:
+        """Write the index files into ``folder`` (created if needed); returns the paths written.
+
+        params.json is written last, so a folder without it is an interrupted save.
+        """
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        written = [folder / VOCAB_FILE]
+        written[0].write_text(json.dumps(self.terms, ensure_ascii=False), encoding="utf-8")
+        for name in ARRAY_FILES:
+            path = folder / f"{name}.npy"
+            np.save(path, np.ascontiguousarray(getattr(self, name)), allow_pickle=False)
+            written.append(path)
+        params = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "k1": self.params.k1,
+            "b": self.params.b,
+            "n_docs": self.n_docs,
+            "avgdl": self.avgdl,
+            "n_terms": len(self.terms),
+            "n_postings": int(self.data.shape[0]),
+            "tokenizer": dict(tokenizer if tokenizer is not None else self.tokenizer),
+        }
+        written.append(folder / PARAMS_FILE)
+        written[-1].write_text(json.dumps(params, indent=2, ensure_ascii=False), encoding="utf-8")
+        return written
+
+    @classmethod
+    def load(cls, folder: Path | str, mmap: bool = True) -> BM25Index:
+        """Read a folder written by ``save``; raises BM25FormatError on anything missing or inconsistent.
+
+        The tokenizer dict is returned as stored (``.tokenizer``); checking it is the caller's job.
+        """
+        folder = Path(folder)
+        params = _read_json(folder / PARAMS_FILE)
+        if not isinstance(params, dict) or params.get("format") != FORMAT:
+            raise BM25FormatError(f"{folder / PARAMS_FILE} is not a {FORMAT} params file")
+        if params.get("format_version") != FORMAT_VERSION:
+            raise BM25FormatError(
+                f"{folder} has BM25 format version {params.get('format_version')!r}; "
+                f"this docmill reads version {FORMAT_VERSION}: rebuild the index"
+            )
+        vocab = _read_json(folder / VOCAB_FILE)
+        if not isinstance(vocab, list):
+            raise BM25FormatError(f"{folder / VOCAB_FILE} must hold a JSON list of terms")
+        arrays = {name: _load_array(folder / f"{name}.npy", _ARRAY_KINDS[name], mmap) for name in ARRAY_FILES}
+        _check_shapes(folder, params, vocab, arrays)
+        try:
+            bm25_params = BM25Params(k1=params["k1"], b=params["b"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BM25FormatError(f"{folder / PARAMS_FILE}: bad k1/b: {exc}") from exc
+        return cls(vocab=vocab, params=bm25_params, tokenizer=params.get("tokenizer"), **arrays)
+
+
+def _weights(
+    tf: npt.NDArray[np.int64],
+    df: npt.NDArray[np.int64],
+    doc_length: npt.NDArray[np.int64],
+    n_docs: int,
+    avgdl: float,
+    params: BM25Params,
+) -> npt.NDArray[np.float64]:
+    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    norm = params.k1 * (1 - params.b + params.b * doc_length / avgdl) if avgdl > 0 else params.k1
+    result: npt.NDArray[np.float64] = idf * tf * (params.k1 + 1) / (tf + norm)
+    return result
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise BM25FormatError(f"BM25 index file missing: {path}") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BM25FormatError(f"BM25 index file {path} is not valid JSON: {exc}") from exc
+
+
+def _load_array(path: Path, kind: str, mmap: bool) -> npt.NDArray[Any]:
+    try:
+        array: npt.NDArray[Any] = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+    except FileNotFoundError as exc:
+        raise BM25FormatError(f"BM25 index file missing: {path}") from exc
+    except (ValueError, OSError, EOFError) as exc:
+        raise BM25FormatError(f"BM25 index file {path} is truncated or not a .npy array: {exc}") from exc
+    if array.ndim != 1 or array.dtype.kind != kind:
+        raise BM25FormatError(
+            f"{path}: expected a 1-d array of kind {kind!r}, got {array.dtype} {array.shape}"
+        )
+    return array
+
+
+def _check_shapes(folder: Path, params: dict[str, Any], vocab: list[Any], arrays: dict[str, Any]) -> None:
+    problems = []
+    if len(arrays["indptr"]) != len(vocab) + 1:
+        problems.append(f"indptr has {len(arrays['indptr'])} entries for {len(vocab)} terms")
+    elif int(arrays["indptr"][-1]) != len(arrays["data"]):
+        problems.append(f"indptr ends at {int(arrays['indptr'][-1])} but data has {len(arrays['data'])}")
+    if len(arrays["indices"]) != len(arrays["data"]):
+        problems.append(f"indices has {len(arrays['indices'])} entries, data {len(arrays['data'])}")
+    if len(arrays["doc_lengths"]) != params.get("n_docs"):
+        problems.append(
+            f"doc_lengths has {len(arrays['doc_lengths'])} entries, params n_docs={params.get('n_docs')}"
+        )
+    if problems:
+        raise BM25FormatError(f"inconsistent BM25 index in {folder}: {'; '.join(problems)}")
