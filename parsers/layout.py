@@ -1,0 +1,266 @@
+"""Page layout from positioned words: lines, reading order, paragraphs, headings, furniture.
+
+Pure geometry shared by the text layer (pdfplumber words) and OCR (RapidOCR boxes): every function
+takes and returns plain records, so the rules are unit-tested without PDFs. Coordinates are
+top-down (``top`` < ``bottom``), in any unit, as long as one page uses one unit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of words on one line; a line split at a wide gap (a column gutter) gives two segments."""
+
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    size: float = 0.0
+    bold: bool = False
+
+    @property
+    def height(self) -> float:
+        return self.bottom - self.top
+
+    @property
+    def centre_y(self) -> float:
+        return (self.top + self.bottom) / 2
+
+
+def words_to_segments(words: Iterable[Segment], gap_ratio: float = 1.2) -> list[Segment]:
+    """Group words into lines (by vertical overlap), then split lines at gaps wider than
+    ``gap_ratio`` x the line height, so two columns never fuse into one line."""
+    lines: list[list[Segment]] = []
+    for word in sorted(words, key=lambda w: (w.top, w.x0)):
+        for line in reversed(lines[-4:]):
+            ref = line[0]
+            overlap = min(ref.bottom, word.bottom) - max(ref.top, word.top)
+            if overlap > 0.5 * min(ref.height, word.height):
+                line.append(word)
+                break
+        else:
+            lines.append([word])
+    segments: list[Segment] = []
+    for line in lines:
+        line.sort(key=lambda w: w.x0)
+        height = max(w.height for w in line)
+        run = [line[0]]
+        for word in line[1:]:
+            if word.x0 - run[-1].x1 > gap_ratio * height:
+                segments.append(merge_words(run))
+                run = []
+            run.append(word)
+        segments.append(merge_words(run))
+    return segments
+
+
+def merge_words(words: Sequence[Segment]) -> Segment:
+    """One segment from words of one line, in the given order; size/bold by character majority."""
+    sizes: Counter[float] = Counter()
+    bold = 0
+    for w in words:
+        sizes[round(w.size, 1)] += len(w.text)
+        bold += len(w.text) if w.bold else 0
+    total = sum(len(w.text) for w in words) or 1
+    return Segment(
+        text=" ".join(w.text for w in words),
+        x0=min(w.x0 for w in words),
+        top=min(w.top for w in words),
+        x1=max(w.x1 for w in words),
+        bottom=max(w.bottom for w in words),
+        size=sizes.most_common(1)[0][0] if sizes else 0.0,
+        bold=bold * 2 > total,
+    )
+
+
+def _gutters(segments: Sequence[Segment], min_gap: float) -> list[tuple[float, float]]:
+    """Vertical empty strips at least ``min_gap`` wide between the segments' x extents."""
+    spans = sorted((s.x0, s.x1) for s in segments)
+    out: list[tuple[float, float]] = []
+    if not spans:
+        return out
+    reach = spans[0][1]
+    for x0, x1 in spans[1:]:
+        if x0 - reach >= min_gap:
+            out.append((reach, x0))
+        reach = max(reach, x1)
+    return out
+
+
+def reading_order(segments: Sequence[Segment]) -> list[Segment]:
+    """Segments in reading order: columns left to right, each top to bottom.
+
+    A segment that crosses a gutter (a title over two columns) ends one band of columns and starts
+    the next, so a page reads title, left column, right column, footnote across the width.
+    A gutter counts only if at least two lines stand on each side, so a ragged right edge or a
+    lone page number does not split a single-column page.
+    """
+    segs = sorted(segments, key=lambda s: (s.top, s.x0))
+    if len(segs) < 4:
+        return _rows_order(segs)
+    line_h = sorted(s.height for s in segs)[len(segs) // 2]
+    width = max(s.x1 for s in segs) - min(s.x0 for s in segs)
+    narrow = [s for s in segs if s.x1 - s.x0 < 0.55 * width]
+    for left, right in sorted(_gutters(narrow, 1.0 * line_h), key=lambda g: g[0] - g[1]):
+        mid = (left + right) / 2
+        spanning = [s for s in segs if s.x0 < mid < s.x1]
+        if len(spanning) * 3 > len(segs):
+            continue
+        left_n = sum(1 for s in segs if s.x1 <= mid)
+        if left_n < 2 or len(segs) - len(spanning) - left_n < 2:
+            continue
+        return _bands_order(segs, mid)
+    return _rows_order(segs)
+
+
+def _bands_order(segs: list[Segment], mid: float) -> list[Segment]:
+    out: list[Segment] = []
+    band: list[Segment] = []
+    for s in segs:
+        if s.x0 < mid < s.x1:
+            out.extend(_split_band(band, mid))
+            band = []
+            out.append(s)
+        else:
+            band.append(s)
+    out.extend(_split_band(band, mid))
+    return out
+
+
+def _split_band(band: list[Segment], mid: float) -> list[Segment]:
+    left = [s for s in band if s.x1 <= mid]
+    right = [s for s in band if s.x0 >= mid]
+    return reading_order(left) + reading_order(right) if left and right else _rows_order(band)
+
+
+def _rows_order(segs: Sequence[Segment]) -> list[Segment]:
+    """Top to bottom; segments on the same line left to right."""
+    rows: list[list[Segment]] = []
+    for s in sorted(segs, key=lambda s: s.top):
+        if rows and s.centre_y < rows[-1][0].bottom and s.centre_y > rows[-1][0].top:
+            rows[-1].append(s)
+        else:
+            rows.append([s])
+    return [s for row in rows for s in sorted(row, key=lambda s: s.x0)]
+
+
+def body_size(segments: Iterable[Segment]) -> float:
+    """The font size carrying most characters: the body text size headings are compared with."""
+    sizes: Counter[float] = Counter()
+    for s in segments:
+        sizes[round(s.size, 1)] += len(s.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def is_heading(seg: Segment, body: float) -> bool:
+    """Larger than the body text, or bold at body size and short; never a sentence-long line."""
+    words = seg.text.split()
+    if not words or len(words) > 14 or not any(ch.isalpha() for ch in seg.text):
+        return False
+    if seg.text.rstrip().endswith((".", ",", ";")) and len(words) > 3:
+        return False
+    if body and seg.size >= body * 1.15:
+        return True
+    return seg.bold and len(words) <= 10 and (not body or seg.size >= body * 0.95)
+
+
+_HYPHEN_END = re.compile(r"[A-Za-z]-$")
+
+
+def join_lines(lines: Sequence[str]) -> str:
+    """Join wrapped lines into one paragraph; a hyphen between lowercase letters at a line end is
+    a soft hyphenation break ("informa-" + "tion" -> "information"); other hyphens are kept."""
+    out = ""
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        if _HYPHEN_END.search(out) and line[:1].islower():
+            out = out[:-1] + line
+        elif out and _is_cjk(out[-1]) and _is_cjk(line[0]):
+            out += line
+        else:
+            out = f"{out} {line}" if out else line
+    return out
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
+
+
+def paragraphs(segments: Sequence[Segment]) -> list[list[Segment]]:
+    """Split ordered segments into paragraphs at vertical gaps, jumps back up (a new column),
+    changes of font size, or a big change of indentation."""
+    groups: list[list[Segment]] = []
+    for seg in segments:
+        if groups and _continues(groups[-1], seg):
+            groups[-1].append(seg)
+        else:
+            groups.append([seg])
+    return groups
+
+
+def _continues(group: list[Segment], seg: Segment) -> bool:
+    prev = group[-1]
+    height = max(prev.height, 1e-6)
+    gap = seg.top - prev.bottom
+    if gap < -0.3 * height or gap > 0.8 * height:
+        return False
+    if abs(seg.size - prev.size) > 0.6 or seg.bold != prev.bold and len(group) == 1:
+        return False
+    # a new column or a heavily indented line starts a new paragraph
+    return abs(seg.x0 - prev.x0) < 4 * height or seg.x0 > prev.x0 and seg.x1 <= prev.x1 + height
+
+
+_DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s*)?[-–—]?\s*(?:\d{1,4}|[ivxlcdm]{1,6})\s*(?:(?:/|of)\s*\d{1,4})?\s*[-–—]?$", re.IGNORECASE
+)
+
+
+def furniture_key(text: str) -> str:
+    """Running headers/footers differ only in their page number: compare them with digits masked."""
+    return _DIGITS.sub("#", " ".join(text.lower().split()))
+
+
+def is_page_number(text: str) -> bool:
+    return bool(_PAGE_NUMBER.match(text.strip()))
+
+
+def find_furniture(pages: Sequence[Sequence[Segment]], page_heights: Sequence[float]) -> set[str]:
+    """Keys of lines repeated in the top or bottom 12 % of at least half of the pages (min. 2).
+
+    Only the margins are searched, so a repeated phrase in the body is never dropped.
+    """
+    if len(pages) < 2:
+        return set()
+    seen: Counter[str] = Counter()
+    for segs, height in zip(pages, page_heights, strict=True):
+        keys = {furniture_key(s.text) for s in segs if _in_margin(s, height)}
+        seen.update(keys)
+    need = max(2, (len(pages) + 1) // 2)
+    return {k for k, n in seen.items() if n >= need}
+
+
+def _in_margin(seg: Segment, height: float) -> bool:
+    return seg.bottom <= 0.12 * height or seg.top >= 0.88 * height
+
+
+def drop_furniture(segs: Sequence[Segment], height: float, furniture: set[str]) -> list[Segment]:
+    """Segments without running headers/footers and bare page numbers in the page margins."""
+    return [
+        s
+        for s in segs
+        if not (_in_margin(s, height) and (furniture_key(s.text) in furniture or is_page_number(s.text)))
+    ]
+
+
+def with_text(seg: Segment, text: str) -> Segment:
+    return replace(seg, text=text)

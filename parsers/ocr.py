@@ -1,0 +1,1 @@
+"""OCR of scanned pages (placeholder until the OCR step lands)."""

@@ -1,0 +1,310 @@
+"""PDF -> one ParsedDocument: text layer in reading order, bordered tables, OCR of scanned pages.
+
+Per page: bordered tables are found first (parsers.tables) and their characters removed from the
+prose; the remaining words become line segments ordered column by column (parsers.layout); a page
+without a text layer and without a table is rendered and OCR'd (parsers.ocr). Across pages:
+running headers/footers are dropped, headings come from the outline (else font size/weight),
+and a table continued on the next page is merged into one.
+
+Limits: ``pdf_max_pages`` and ``pdf_seconds_per_file`` stop parsing *between pages*; what was
+parsed so far is indexed and ``metadata["truncated"]`` says why (a partial manual is more useful
+than none, and the manifest still tells the user). A file where not even the first page finished
+is skipped.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pdfplumber
+from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
+
+from parsers import layout, tables
+from parsers.layout import Segment
+from parsers.model import Block, ParsedDocument, SkipFile, Table
+from parsers.options import ParseOptions
+from parsers.source import SourceFile
+
+_CAPTION = re.compile(r"^(table|tab\.|tableau|tabelle|表)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
+_BOLD_MARKERS = ("bold", "black", "heavy", "semibold", "demi")
+
+
+@dataclass
+class PageContent:
+    """What one page holds before cross-page steps (furniture, headings, table continuation)."""
+
+    number: int
+    height: float
+    segments: list[Segment]
+    tables: list[tables.PageTable] = field(default_factory=list)
+    ocr: dict[str, Any] | None = None
+
+
+def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
+    if not source.data:
+        raise SkipFile("empty file")
+    if b"%PDF" not in source.data[:1024]:
+        raise SkipFile("not a PDF (mislabeled?): no %PDF header")
+    started = time.monotonic()
+    with _open(source.data) as pdf:
+        pages, meta = _read_pages(pdf, options, started)
+        outline = _outline(pdf)
+        info_title = _info_title(pdf)
+    if not pages:
+        raise SkipFile(meta.get("truncated") or "no pages")
+    blocks = assemble(pages, outline)
+    if not blocks:
+        meta["empty"] = "no text layer" + ("" if options.ocr else " and OCR disabled")
+    title = info_title or (outline[0][1] if outline else None) or _first_heading(blocks)
+    return [
+        ParsedDocument(
+            doc_id=source.rel_path,
+            path=source.rel_path,
+            parser="pdf",
+            sha256=source.sha256,
+            blocks=tuple(blocks),
+            title=title,
+            metadata=meta,
+        )
+    ]
+
+
+def _open(data: bytes) -> pdfplumber.PDF:
+    try:
+        pdf = pdfplumber.open(io.BytesIO(data))
+        _ = pdf.pages  # the page tree is where truncated files fail
+    except (PdfminerException, MalformedPDFException) as exc:
+        cause = exc.args[0] if exc.args else exc
+        if type(cause).__name__ == "PDFPasswordIncorrect":
+            raise SkipFile("encrypted PDF (password required)") from exc
+        raise SkipFile(f"malformed PDF: {_describe(cause)}") from exc
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as exc:
+        # pdfminer lets some structural errors through unwrapped
+        raise SkipFile(f"malformed PDF: {_describe(exc)}") from exc
+    return pdf
+
+
+def _describe(exc: object) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _read_pages(
+    pdf: pdfplumber.PDF, options: ParseOptions, started: float
+) -> tuple[list[PageContent], dict[str, Any]]:
+    total = len(pdf.pages)
+    meta: dict[str, Any] = {"pages": total}
+    if total > options.pdf_max_pages:
+        meta["truncated"] = f"page limit: parsed {options.pdf_max_pages} of {total} pages (pdf_max_pages)"
+    pages: list[PageContent] = []
+    ocr_pages: list[int] = []
+    for index, page in enumerate(pdf.pages[: options.pdf_max_pages]):
+        if time.monotonic() - started > options.pdf_seconds_per_file:
+            meta["truncated"] = (
+                f"time limit: parsed {index} of {total} pages in {options.pdf_seconds_per_file:g} s "
+                "(pdf_seconds_per_file)"
+            )
+            break
+        try:
+            content = read_page(page, index + 1, options)
+        except (PdfminerException, MalformedPDFException, ValueError, KeyError, TypeError) as exc:
+            if index == 0:
+                raise SkipFile(f"malformed PDF: page 1: {_describe(exc)}") from exc
+            meta.setdefault("page_errors", []).append(f"page {index + 1}: {_describe(exc)}")
+            continue
+        finally:
+            page.close()  # drop pdfminer's cached layout: long files stay flat in memory
+        if content.ocr is not None:
+            ocr_pages.append(content.number)
+        pages.append(content)
+    if ocr_pages:
+        meta["ocr_pages"] = ocr_pages
+    return pages, meta
+
+
+def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) -> PageContent:
+    """One page: tables, prose segments without the tables' text, OCR if there is no text layer."""
+    page_tables = tables.find_tables(page)
+    boxes = [t.bbox for t in page_tables]
+    chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)]
+    words = list(_words(page, chars))
+    content = PageContent(number, float(page.height), layout.words_to_segments(words), page_tables)
+    if not page.chars and not page_tables and options.ocr:
+        from parsers import ocr  # imported lazily: onnxruntime is heavy
+
+        segments, info = ocr.ocr_page(page, options.ocr_dpi)
+        content.segments, content.ocr = segments, info
+    return content
+
+
+def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[Segment]:
+    if not chars:
+        return
+    prose = (
+        page.filter(lambda obj: obj.get("object_type") != "char" or obj in chars)
+        if len(chars) != len(page.chars)
+        else page
+    )
+    for w in prose.extract_words(extra_attrs=["size", "fontname"], x_tolerance_ratio=0.15):
+        if not w["upright"]:
+            continue  # rotated prose (margins, stamps) would garble the reading order
+        yield Segment(
+            text=w["text"],
+            x0=float(w["x0"]),
+            top=float(w["top"]),
+            x1=float(w["x1"]),
+            bottom=float(w["bottom"]),
+            size=float(w["size"]),
+            bold=any(m in str(w["fontname"]).lower() for m in _BOLD_MARKERS),
+        )
+
+
+def _outline(pdf: pdfplumber.PDF) -> list[tuple[int, str]]:
+    """(level, title) for each outline entry, 1-based levels; [] when absent or unreadable."""
+    try:
+        entries = list(pdf.doc.get_outlines())
+    except Exception:  # noqa: BLE001 - pdfminer raises PDFNoOutlines and assorted errors; outline is optional
+        return []
+    out = []
+    for level, title, *_ in entries:
+        if isinstance(title, bytes):
+            title = title.decode("utf-8", "replace")
+        if isinstance(title, str) and title.strip():
+            out.append((int(level), " ".join(title.split())))
+    return out
+
+
+def _info_title(pdf: pdfplumber.PDF) -> str | None:
+    raw = pdf.metadata.get("Title") if isinstance(pdf.metadata, dict) else None
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    if not isinstance(raw, str):
+        return None
+    title = " ".join(raw.split())
+    junk = ("untitled", "microsoft word", ".doc", ".pdf", ".tex", "powerpoint")
+    if not title or any(j in title.lower() for j in junk):
+        return None
+    return title
+
+
+def _first_heading(blocks: Sequence[Block]) -> str | None:
+    return next((b.text for b in blocks if b.kind == "heading"), None)
+
+
+def assemble(pages: list[PageContent], outline: list[tuple[int, str]]) -> list[Block]:
+    """Blocks for all pages: furniture dropped, headings levelled, continued tables merged."""
+    furniture = layout.find_furniture([p.segments for p in pages], [p.height for p in pages])
+    for p in pages:
+        p.segments = layout.drop_furniture(p.segments, p.height, furniture)
+    levels = HeadingLevels(outline, [s for p in pages if p.ocr is None for s in p.segments])
+    blocks: list[Block] = []
+    path: list[tuple[int, str]] = []
+    previous_table: tables.PageTable | None = None
+    for page in pages:
+        for item in _page_items(page):
+            if isinstance(item, tables.PageTable):
+                previous_table = _add_table(blocks, item, previous_table, path, page.number)
+                continue
+            previous_table = None if item else previous_table
+            blocks.extend(_prose_blocks(item, page, levels, path))
+    return blocks
+
+
+def _page_items(page: PageContent) -> list[Any]:
+    """Tables and paragraph groups of one page in reading order (a table is placed by its box)."""
+    markers = [
+        Segment(f"\x00{i}", t.bbox[0], t.bbox[1], t.bbox[2], t.bbox[3], 0.0)
+        for i, t in enumerate(page.tables)
+    ]
+    ordered = layout.reading_order(page.segments + markers)
+    items: list[Any] = []
+    run: list[Segment] = []
+    for seg in ordered:
+        if seg.text.startswith("\x00"):
+            items.extend(layout.paragraphs(run))
+            run = []
+            items.append(page.tables[int(seg.text[1:])])
+        else:
+            run.append(seg)
+    items.extend(layout.paragraphs(run))
+    return items
+
+
+class HeadingLevels:
+    """Heading level of a line: from the outline when the line matches an entry, else from font
+    size rank among the heading-sized lines (largest = 1; bold body-size lines come last)."""
+
+    def __init__(self, outline: list[tuple[int, str]], segments: list[Segment]) -> None:
+        self.outline = {_norm(title): level for level, title in outline}
+        self.body = layout.body_size(segments)
+        sizes = sorted({round(s.size) for s in segments if layout.is_heading(s, self.body)}, reverse=True)
+        self.rank = {size: i + 1 for i, size in enumerate(sizes[:5])}
+
+    def level(self, segs: list[Segment], ocr: bool) -> int | None:
+        text = _norm(" ".join(s.text for s in segs))
+        if text in self.outline:
+            return self.outline[text]
+        if ocr or len(segs) > 2 or not layout.is_heading(segs[0], self.body):
+            return None
+        return self.rank.get(round(segs[0].size), len(self.rank) + 1)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _prose_blocks(
+    group: list[Segment], page: PageContent, levels: HeadingLevels, path: list[tuple[int, str]]
+) -> list[Block]:
+    text = layout.join_lines([s.text for s in group])
+    if not text:
+        return []
+    meta = dict(page.ocr) if page.ocr else {}
+    level = levels.level(group, page.ocr is not None)
+    if level is not None:
+        while path and path[-1][0] >= level:
+            path.pop()
+        path.append((level, text))
+        heading_path = tuple(t for _, t in path)
+        return [Block("heading", text, heading_path, page=page.number, metadata={"level": level, **meta})]
+    return [Block("paragraph", text, tuple(t for _, t in path), page=page.number, metadata=meta)]
+
+
+def _add_table(
+    blocks: list[Block],
+    found: tables.PageTable,
+    previous: tables.PageTable | None,
+    path: list[tuple[int, str]],
+    page_number: int,
+) -> tables.PageTable:
+    """Append a table block, or extend the previous one when this table continues it."""
+    if previous is not None and blocks and blocks[-1].kind == "table" and tables.continues(previous, found):
+        last = blocks.pop()
+        assert last.table is not None
+        merged = tables.merge_continuation(last.table, found.table)
+        pages = [*last.metadata.get("pages", [last.page]), page_number]
+        blocks.append(_table_block(merged, last.heading_path, last.page, {"pages": pages}))
+        return found
+    title = _caption(blocks, page_number) or (path[-1][1] if path else None)
+    table = Table(found.table.rows, found.table.header_rows, title)
+    blocks.append(_table_block(table, tuple(t for _, t in path), page_number, {}))
+    return found
+
+
+def _caption(blocks: list[Block], page_number: int) -> str | None:
+    """The short line right before a table on its page ("Table 2: Service schedule"), if any."""
+    if not blocks or blocks[-1].page != page_number or blocks[-1].kind == "table":
+        return None
+    text = blocks[-1].text
+    return text if blocks[-1].kind == "heading" or _CAPTION.match(text) else None
+
+
+def _table_block(
+    table: Table, heading_path: tuple[str, ...], page: int | None, meta: dict[str, Any]
+) -> Block:
+    return Block("table", table.markdown(), heading_path, page=page, table=table, metadata=meta)

@@ -1,0 +1,276 @@
+"""Bordered tables: ruling-line cells -> grid -> cell text -> rows, from small pure steps.
+
+pdfplumber's lines strategy supplies the cell rectangles (``find_tables`` is the only I/O here);
+everything after is pure and unit-tested:
+
+``grid_lines`` (cell edges -> column/row boundaries) -> ``place_cells`` (each cell's row/column
+span) -> ``assign_chars`` (a character belongs to the cell holding its centre point, so text that
+touches a ruling line is never cut) -> ``cell_text`` (characters -> lines -> words) ->
+``build_rows`` (merged-cell rule) -> ``drop_empty_lines`` -> ``detect_header_rows``.
+
+Merged cells: the text of a cell spanning several grid slots goes in its top-left slot and the
+other slots it covers are "" (tabula's rule), so every row has the same width and a column's
+values stay in that column.
+
+Rotated tables (characters drawn with a 90/180/270 degree matrix) are turned upright first
+(``upright_transform``), so their rows come out as rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from parsers.model import Table
+
+BBox = tuple[float, float, float, float]  # x0, top, x1, bottom
+Char = Mapping[str, Any]  # pdfplumber char: text, x0, x1, top, bottom, size, matrix
+
+_SETTINGS = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
+
+
+@dataclass(frozen=True)
+class GridCell:
+    row: int
+    col: int
+    rowspan: int
+    colspan: int
+    bbox: BBox
+
+
+@dataclass(frozen=True)
+class PageTable:
+    """A table found on a page: its box (page coordinates) and the relative column boundaries
+    used to recognise its continuation on the next page."""
+
+    bbox: BBox
+    table: Table
+    columns: tuple[float, ...]
+
+
+def centre_in(obj: Char, box: BBox) -> bool:
+    cx = (float(obj["x0"]) + float(obj["x1"])) / 2
+    cy = (float(obj["top"]) + float(obj["bottom"])) / 2
+    return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
+
+
+def centre_in_any(obj: Char, boxes: Sequence[BBox]) -> bool:
+    return any(centre_in(obj, b) for b in boxes)
+
+
+def cluster(values: Iterable[float], tolerance: float) -> list[float]:
+    """Sorted values merged when closer than ``tolerance`` (each cluster -> its mean)."""
+    out: list[list[float]] = []
+    for v in sorted(values):
+        if out and v - out[-1][-1] <= tolerance:
+            out[-1].append(v)
+        else:
+            out.append([v])
+    return [sum(c) / len(c) for c in out]
+
+
+def grid_lines(cells: Sequence[BBox], tolerance: float = 2.0) -> tuple[list[float], list[float]]:
+    """Column boundaries (x) and row boundaries (y) from all cell edges."""
+    xs = cluster([c[0] for c in cells] + [c[2] for c in cells], tolerance)
+    ys = cluster([c[1] for c in cells] + [c[3] for c in cells], tolerance)
+    return xs, ys
+
+
+def _index(value: float, bounds: Sequence[float]) -> int:
+    return min(range(len(bounds)), key=lambda i: abs(bounds[i] - value))
+
+
+def place_cells(cells: Sequence[BBox], xs: Sequence[float], ys: Sequence[float]) -> list[GridCell]:
+    """Each cell rectangle as a span of grid slots (at least one slot each way)."""
+    placed = []
+    for c in cells:
+        c0, c1 = _index(c[0], xs), _index(c[2], xs)
+        r0, r1 = _index(c[1], ys), _index(c[3], ys)
+        placed.append(GridCell(r0, c0, max(1, r1 - r0), max(1, c1 - c0), c))
+    return placed
+
+
+def assign_chars(chars: Iterable[Char], cells: Sequence[GridCell]) -> list[list[Char]]:
+    """Characters of each cell (same order as ``cells``), each char to the cell holding its centre."""
+    out: list[list[Char]] = [[] for _ in cells]
+    for ch in chars:
+        for i, cell in enumerate(cells):
+            if centre_in(ch, cell.bbox):
+                out[i].append(ch)
+                break
+    return out
+
+
+def cell_text(chars: Sequence[Char], space_ratio: float = 0.2) -> str:
+    """Cell characters as text: lines top to bottom joined by "\\n", a space wherever the gap
+    between neighbours exceeds ``space_ratio`` x the font size (PDFs often omit space glyphs)."""
+    lines: list[list[Char]] = []
+    for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
+        mid = (float(ch["top"]) + float(ch["bottom"])) / 2
+        line = next((ln for ln in lines if float(ln[0]["top"]) <= mid <= float(ln[0]["bottom"])), None)
+        if line is None:
+            lines.append([ch])
+        else:
+            line.append(ch)
+    texts = []
+    for line in lines:
+        line.sort(key=lambda c: float(c["x0"]))
+        parts: list[str] = []
+        prev: Char | None = None
+        for ch in line:
+            gap_limit = space_ratio * float(ch.get("size") or 10.0)
+            if prev is not None and float(ch["x0"]) - float(prev["x1"]) > gap_limit:
+                parts.append(" ")
+            parts.append(str(ch["text"]))
+            prev = ch
+        text = " ".join("".join(parts).split())
+        if text:
+            texts.append(text)
+    return "\n".join(texts)
+
+
+def build_rows(cells: Sequence[GridCell], texts: Sequence[str], n_rows: int, n_cols: int) -> list[list[str]]:
+    """Rows of exactly ``n_cols`` strings; a merged cell's text sits in its top-left slot."""
+    rows = [[""] * n_cols for _ in range(n_rows)]
+    for cell, text in zip(cells, texts, strict=True):
+        if 0 <= cell.row < n_rows and 0 <= cell.col < n_cols:
+            current = rows[cell.row][cell.col]
+            rows[cell.row][cell.col] = f"{current}\n{text}" if current and text else current or text
+    return rows
+
+
+def drop_empty_lines(rows: list[list[str]], cells: Sequence[GridCell]) -> list[list[str]]:
+    """Drop grid rows/columns no cell starts in and that hold no text (slivers made by short
+    ruling lines or double borders); real empty columns of the table are kept."""
+    starts_r = {c.row for c in cells}
+    starts_c = {c.col for c in cells}
+    keep_r = [i for i, r in enumerate(rows) if i in starts_r or any(r)]
+    keep_c = [j for j in range(len(rows[0]) if rows else 0) if j in starts_c or any(r[j] for r in rows)]
+    return [[rows[i][j] for j in keep_c] for i in keep_r]
+
+
+def _is_numeric(text: str) -> bool:
+    stripped = text.replace(",", "").replace(".", "").replace("%", "").replace("$", "").replace("-", "")
+    return stripped.strip().isdigit()
+
+
+def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] = ()) -> int:
+    """Leading header rows: bold leading rows if the body is not bold; else 1 when the first row is
+    all text (no numbers) while some later row has numbers, or the first row is fully labelled;
+    0 when the first row looks like data. A spanning group label above labels adds a second row."""
+    if not rows:
+        return 0
+    if bold_rows and bold_rows[0] and not all(bold_rows):
+        n = 0
+        while n < len(bold_rows) and bold_rows[n]:
+            n += 1
+        return min(n, 3)
+    first = [c for c in rows[0] if c.strip()]
+    if not first or any(_is_numeric(c) for c in first):
+        return 0
+    header = 1
+    if len(rows) > 2 and len(first) < len(rows[0]) and all(c.strip() and not _is_numeric(c) for c in rows[1]):
+        header = 2
+    return header
+
+
+# --- rotation -----------------------------------------------------------------------------------
+
+Transform = Callable[[float, float], tuple[float, float]]
+
+
+def char_angle(ch: Char) -> int:
+    """Text direction of a char in degrees (0, 90, 180, 270), from its matrix."""
+    a, b = ch.get("matrix", (1, 0, 0, 1, 0, 0))[:2]
+    return int(round(math.degrees(math.atan2(b, a)) / 90.0)) % 4 * 90
+
+
+def upright_transform(angle: int) -> Transform:
+    """A map of top-down page coordinates that turns text drawn at ``angle`` upright."""
+    if angle == 90:  # reads bottom to top
+        return lambda x, y: (-y, x)
+    if angle == 270:  # reads top to bottom
+        return lambda x, y: (y, -x)
+    if angle == 180:
+        return lambda x, y: (-x, -y)
+    return lambda x, y: (x, y)
+
+
+def transform_box(box: BBox, fn: Transform) -> BBox:
+    (ax, ay), (bx, by) = fn(box[0], box[1]), fn(box[2], box[3])
+    return (min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
+
+
+def transform_char(ch: Char, fn: Transform) -> dict[str, Any]:
+    x0, top, x1, bottom = transform_box((ch["x0"], ch["top"], ch["x1"], ch["bottom"]), fn)
+    return {**ch, "x0": x0, "top": top, "x1": x1, "bottom": bottom}
+
+
+def dominant_angle(chars: Sequence[Char]) -> int:
+    counts = Counter(char_angle(c) for c in chars if str(c.get("text", "")).strip())
+    return counts.most_common(1)[0][0] if counts else 0
+
+
+# --- assembly -----------------------------------------------------------------------------------
+
+
+def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Table, tuple[float, ...]] | None:
+    """A Table from cell rectangles and the page's characters; None when it is not a real table
+    (fewer than two rows or columns: a framed paragraph, a page border)."""
+    inside = [c for c in chars if any(centre_in(c, b) for b in cells)]
+    angle = dominant_angle(inside)
+    if angle:
+        fn = upright_transform(angle)
+        cells = [transform_box(b, fn) for b in cells]
+        inside = [transform_char(c, fn) for c in inside]
+    xs, ys = grid_lines(cells)
+    placed = place_cells(cells, xs, ys)
+    per_cell = assign_chars(inside, placed)
+    texts = [cell_text(cs) for cs in per_cell]
+    rows = drop_empty_lines(build_rows(placed, texts, len(ys) - 1, len(xs) - 1), placed)
+    rows = [r for r in rows if any(c.strip() for c in r)] if rows else rows
+    if len(rows) < 2 or len(rows[0]) < 2:
+        return None
+    bold = _bold_rows(placed, per_cell)
+    header = detect_header_rows(rows, bold)
+    width = (xs[-1] - xs[0]) or 1.0
+    columns = tuple(round((x - xs[0]) / width, 3) for x in xs)
+    return Table(tuple(tuple(r) for r in rows), header), columns
+
+
+def _bold_rows(cells: Sequence[GridCell], per_cell: Sequence[Sequence[Char]]) -> list[bool]:
+    rows: dict[int, list[bool]] = {}
+    for cell, chars in zip(cells, per_cell, strict=True):
+        for ch in chars:
+            rows.setdefault(cell.row, []).append("bold" in str(ch.get("fontname", "")).lower())
+    return [sum(v) * 2 > len(v) for _, v in sorted(rows.items())]
+
+
+def find_tables(page: Any) -> list[PageTable]:
+    """Bordered tables on a pdfplumber page, top to bottom (the only function that touches a page)."""
+    found = page.find_tables(_SETTINGS)
+    out = []
+    for t in found:
+        result = table_from_cells([tuple(map(float, c)) for c in t.cells], page.chars)
+        if result is not None:
+            table, columns = result
+            out.append(PageTable(tuple(map(float, t.bbox)), table, columns))
+    return sorted(out, key=lambda pt: pt.bbox[1])
+
+
+def continues(previous: PageTable, current: PageTable, tolerance: float = 0.02) -> bool:
+    """Whether ``current`` (top of a page) continues ``previous`` (end of the page before):
+    same number of columns at the same relative positions."""
+    a, b = previous.columns, current.columns
+    return len(a) == len(b) and all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
+
+
+def merge_continuation(first: Table, more: Table) -> Table:
+    """``more``'s rows appended to ``first``, minus a repeated header."""
+    rows = more.rows
+    if first.header_rows and rows[: first.header_rows] == first.header:
+        rows = rows[first.header_rows :]
+    return Table(first.rows + rows, first.header_rows, first.title)

@@ -1,0 +1,179 @@
+"""parsers.pdf on our generated samples (real pdfplumber, no mocks) and on broken files."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from parsers import pdf
+from parsers.model import ParsedDocument, SkipFile
+from parsers.options import ParseOptions
+from parsers.source import SourceFile
+
+ROOT = Path(__file__).resolve().parents[2]
+NO_OCR = ParseOptions(ocr=False)
+
+
+def _load_generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("make_pdfs", ROOT / "samples" / "make_pdfs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_pdfs = _load_generator()
+
+
+def parse_file(path: Path, options: ParseOptions = NO_OCR) -> ParsedDocument:
+    docs = pdf.parse(SourceFile.read(path, path.name), options)
+    assert len(docs) == 1
+    return docs[0]
+
+
+@pytest.fixture(scope="module")
+def manual(tmp_path_factory: pytest.TempPathFactory) -> ParsedDocument:
+    path = tmp_path_factory.mktemp("pdf") / "lumen-manual.pdf"
+    make_pdfs.build_manual(path)
+    return parse_file(path)
+
+
+def test_document_identity(manual: ParsedDocument) -> None:
+    assert manual.doc_id == manual.path == "lumen-manual.pdf"
+    assert manual.parser == "pdf"
+    assert manual.title == "Lumen Field Manual"
+    assert manual.metadata["pages"] == 3
+
+
+def test_text_in_reading_order_with_pages(manual: ParsedDocument) -> None:
+    prose = [(b.page, b.text) for b in manual.blocks if b.kind != "table"]
+    assert prose[:3] == [(1, "Lumen Field Manual"), (1, "1 Getting started"), (1, prose[2][1])]
+    # the hyphenated line break is joined, the paragraph's three lines are one block
+    assert prose[2][1] == (
+        "The Lumen lamp needs a short calibration after transport. Keep the lamp head level "
+        "and wait for the green status light before you mount it."
+    )
+    assert all(b.page in (1, 2, 3) for b in manual.blocks)
+    texts = [t for _, t in prose]
+    assert texts.index("2 Maintenance") > texts.index("Report missing parts within seven days of delivery.")
+
+
+def test_headings_and_heading_path(manual: ParsedDocument) -> None:
+    headings = [(b.text, b.metadata["level"]) for b in manual.blocks if b.kind == "heading"]
+    assert headings == [
+        ("Lumen Field Manual", 1),
+        ("1 Getting started", 2),
+        ("1.1 Unpacking", 3),
+        ("2 Maintenance", 2),
+        ("3 Field notes", 2),
+    ]
+    after = next(b for b in manual.blocks if b.text.startswith("Check the kit"))
+    assert after.heading_path == ("Lumen Field Manual", "1 Getting started", "1.1 Unpacking")
+    notes = next(b for b in manual.blocks if b.text.startswith("Right column"))
+    assert notes.heading_path == ("Lumen Field Manual", "3 Field notes")
+
+
+def test_running_header_and_page_numbers_removed(manual: ParsedDocument) -> None:
+    all_text = "\n".join(b.text for b in manual.blocks)
+    assert make_pdfs.HEADER not in all_text
+    assert "Page 1 of 3" not in all_text and "Page 3 of 3" not in all_text
+
+
+def test_bordered_table_with_merged_cells(manual: ParsedDocument) -> None:
+    table_block = next(b for b in manual.blocks if b.kind == "table")
+    table = table_block.table
+    assert table is not None and table_block.page == 1
+    assert table.rows == (
+        ("Item", "Qty", "Notes"),
+        ("Lamp head", "1", "Sealed unit\nIP67 rated"),
+        ("Battery pack", "2", "Charge fully before use"),  # spans two rows: text in its top slot
+        ("Spare fuse", "4", ""),
+        ("Mounting kit (bracket and screws)", "", ""),  # spans three columns
+    )
+    assert table.header_rows == 1
+    assert table.title == "Table 1: Kit contents"
+    assert table_block.text == table.markdown()
+    assert "| Lamp head | 1 | Sealed unit IP67 rated |" in table_block.text
+
+
+def test_table_text_not_repeated_in_prose(manual: ParsedDocument) -> None:
+    prose = " ".join(b.text for b in manual.blocks if b.kind != "table")
+    assert "Lamp head" not in prose and "Inspect seal ring" not in prose
+
+
+def test_table_across_two_pages_is_one_table(manual: ParsedDocument) -> None:
+    tables = [b for b in manual.blocks if b.kind == "table"]
+    assert len(tables) == 2
+    service = tables[1]
+    assert service.page == 2 and list(service.metadata["pages"]) == [2, 3]
+    assert service.table is not None
+    assert service.table.header == (tuple(make_pdfs.SERVICE_HEADER),)
+    assert [list(r) for r in service.table.body] == make_pdfs.SERVICE_ROWS  # header repeat dropped
+    assert service.heading_path == ("Lumen Field Manual", "2 Maintenance")
+
+
+def test_two_columns_read_column_by_column(manual: ParsedDocument) -> None:
+    page3 = [b.text for b in manual.blocks if b.page == 3 and b.kind == "paragraph"]
+    assert page3 == [
+        "Left column first line about ridge lamps and their wiring. Left column ends here.",
+        "Right column starts with the valley lamps and the cables. Right column ends here.",
+    ]
+
+
+def test_chinese_page_with_table(tmp_path: Path) -> None:
+    path = tmp_path / "chinese.pdf"
+    make_pdfs.build_chinese(path)
+    doc = parse_file(path)
+    assert doc.blocks[0].kind == "heading" and doc.blocks[0].text == "灯具维护说明"
+    table = next(b.table for b in doc.blocks if b.table is not None)
+    assert [list(r) for r in table.rows] == make_pdfs.CHINESE_ROWS
+
+
+def test_page_limit_keeps_first_pages_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "manual.pdf"
+    make_pdfs.build_manual(path)
+    doc = parse_file(path, ParseOptions(ocr=False, pdf_max_pages=1))
+    assert {b.page for b in doc.blocks} == {1}
+    assert "page limit" in doc.metadata["truncated"]
+
+
+def test_time_limit_is_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "manual.pdf"
+    make_pdfs.build_manual(path)
+    with pytest.raises(SkipFile, match="time limit: parsed 0 of 3 pages"):
+        parse_file(path, ParseOptions(ocr=False, pdf_seconds_per_file=1e-9))
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("empty.pdf", b"", "empty file"),
+        ("notes.pdf", b"just some text, not a pdf\n" * 10, "not a PDF (mislabeled?)"),
+        ("broken.pdf", b"%PDF-1.4\nThis is not really a PDF\n", "malformed PDF: "),
+    ],
+)
+def test_bad_files_are_skipped_with_reason(tmp_path: Path, name: str, data: bytes, reason: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(SkipFile, match=re.escape(reason)):
+        parse_file(path)
+
+
+def test_truncated_pdf_is_malformed(tmp_path: Path) -> None:
+    path = tmp_path / "full.pdf"
+    make_pdfs.build_manual(path)
+    cut = tmp_path / "truncated.pdf"
+    cut.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 3])
+    with pytest.raises(SkipFile, match="^malformed PDF: "):
+        parse_file(cut)
+
+
+def test_encrypted_pdf_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "locked.pdf"
+    make_pdfs.build_manual(path, encrypt="pw")
+    with pytest.raises(SkipFile, match=r"^encrypted PDF \(password required\)$"):
+        parse_file(path)
