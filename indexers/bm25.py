@@ -96,7 +96,7 @@ class BM25Index:
         first_seen: defaultdict[str, int] = defaultdict()
         first_seen.default_factory = first_seen.__len__
         token_ids = np.fromiter(
-            (first_seen[t] for t in chain.from_iterable(token_lists)),
+            map(first_seen.__getitem__, chain.from_iterable(token_lists)),
             dtype=np.int64,
             count=int(lengths.sum()),
         )

@@ -1,0 +1,157 @@
+import pytest
+
+from indexers.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS, NAME, VERSION, Tokenizer
+
+plain = Tokenizer(stopwords=False)
+default = Tokenizer()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("onSaveInstanceState", ["onsaveinstancestate", "on", "save", "instance", "state"]),
+        ("OnSaveInstanceState", ["onsaveinstancestate", "on", "save", "instance", "state"]),
+        ("parse_pdf", ["parse_pdf", "parse", "pdf"]),
+        ("HTTPServer", ["httpserver", "http", "server"]),
+        ("getHTTPResponseCode", ["gethttpresponsecode", "get", "http", "response", "code"]),
+        ("XMLHttpRequest", ["xmlhttprequest", "xml", "http", "request"]),
+        ("IOError", ["ioerror", "io", "error"]),
+        ("utf8Decode", ["utf8decode", "utf", "8", "decode"]),
+        ("kebab-case-name", ["kebab-case-name", "kebab", "case", "name"]),
+        ("os.path.join", ["os.path.join", "os", "path", "join"]),
+        ("x86_64", ["x86_64", "x86", "64", "x", "86"]),
+        ("MAX_RETRIES", ["max_retries", "max", "retries"]),
+        ("__init__", ["init"]),
+        ("caféBar", ["cafébar", "café", "bar"]),
+    ],
+)
+def test_identifiers_kept_whole_and_split(text: str, expected: list[str]) -> None:
+    assert plain(text) == expected
+
+
+@pytest.mark.parametrize("word", ["the", "The", "HTTP", "2024", "a", "Ab", "naïve"])
+def test_plain_words_are_not_split(word: str) -> None:
+    assert plain(word) == [word.lower()]
+
+
+def test_split_identifiers_off_keeps_only_the_whole_token() -> None:
+    assert Tokenizer(split_identifiers=False)("onSaveInstanceState parse_pdf") == [
+        "onsaveinstancestate",
+        "parse_pdf",
+    ]
+
+
+def test_numbers_and_punctuation() -> None:
+    assert plain("pi is 3.14, COVID-19 in 2020.") == [
+        "pi",
+        "is",
+        "3.14",
+        "3",
+        "14",
+        "covid-19",
+        "covid",
+        "19",
+        "in",
+        "2020",
+    ]
+    # A trailing separator does not join; apostrophes split (possessive s/t are stopwords).
+    assert plain("end. -start don't") == ["end", "start", "don", "t"]
+    assert default("the user's file") == ["user", "file"]
+
+
+def test_cjk_runs_become_overlapping_bigrams() -> None:
+    assert default("写代码") == ["写代", "代码"]
+    assert default("日本語のテキスト") == ["日本", "本語", "語の", "のテ", "テキ", "キス", "スト"]
+    assert default("한국어 처리") == ["한국", "국어", "처리"]
+
+
+def test_mixed_cjk_and_latin_keep_text_order() -> None:
+    assert default("用Python写代码") == ["用", "python", "写代", "代码"]
+
+
+def test_one_character_cjk_run_stays_a_unigram() -> None:
+    assert default("书 and 笔") == ["书", "笔"]
+
+
+def test_chinese_stopwords_apply_to_unigrams_only() -> None:
+    assert default("我 的 书") == ["我", "书"]
+    assert default("我的书") == ["我的", "的书"]
+    assert plain("的") == ["的"]
+
+
+def test_cjk_bigrams_off_gives_unigrams_without_stopwords() -> None:
+    assert Tokenizer(cjk_bigrams=False)("我的书") == ["我", "书"]
+
+
+def test_english_stopwords_drop_whole_tokens_and_parts() -> None:
+    assert default("The state of the art") == ["state", "art"]
+    assert default("state-of-the-art") == ["state-of-the-art", "state", "art"]
+    assert default("onSaveInstanceState") == ["onsaveinstancestate", "save", "instance", "state"]
+    assert {"the", "and", "of", "is"} <= ENGLISH_STOPWORDS
+    assert 30 <= len(ENGLISH_STOPWORDS) <= 150
+    assert {"的", "了", "是", "在"} <= CHINESE_STOPWORDS
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t ", "😀🎉", "— … !!", "_ - ."])
+def test_empty_whitespace_emoji_and_punctuation_give_no_tokens(text: str) -> None:
+    assert default(text) == []
+
+
+def test_emoji_between_words_is_a_separator() -> None:
+    assert default("rocket🚀launch") == ["rocket", "launch"]
+
+
+def test_nfkc_folds_full_width_and_ligatures() -> None:
+    assert default("ｐｙｔｈｏｎ ﬁle") == ["python", "file"]
+
+
+def test_to_dict_round_trip() -> None:
+    tokenizer = Tokenizer(stopwords=False, cjk_bigrams=False)
+    data = tokenizer.to_dict()
+    assert data["name"] == NAME
+    assert data["version"] == VERSION
+    assert Tokenizer.from_dict(data) == tokenizer
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"name": "other-words"}, "other-words"),
+        ({"version": VERSION + 1}, "rebuild the index"),
+        ({"lowercase": True}, "unknown tokenizer option"),
+    ],
+)
+def test_from_dict_refuses_unknown_name_version_and_options(change: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Tokenizer.from_dict({**Tokenizer().to_dict(), **change})
+
+
+def test_options_must_be_bools() -> None:
+    with pytest.raises(ValueError, match="must be a bool"):
+        Tokenizer(stopwords="yes")  # type: ignore[arg-type]
+
+
+def test_stem_uses_snowball_and_leaves_cjk_alone() -> None:
+    pytest.importorskip("Stemmer")
+    stemming = Tokenizer(stem=True)
+    assert stemming("running files 写代码 用") == ["run", "file", "写代", "代码", "用"]
+
+
+def test_stem_without_pystemmer_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from indexers import tokenize
+
+    tokenize._stemmer.cache_clear()
+    monkeypatch.setitem(sys.modules, "Stemmer", None)
+    try:
+        with pytest.raises(ValueError, match="PyStemmer"):
+            Tokenizer(stem=True)
+    finally:
+        tokenize._stemmer.cache_clear()
+
+
+def test_tokenizer_is_deterministic_and_hashable() -> None:
+    text = "Mixed 中文 text with camelCase and snake_case 2024"
+    assert default(text) == Tokenizer()(text)
+    assert hash(Tokenizer()) == hash(default)
