@@ -1,0 +1,11 @@
+import os
+
+def ok(a):
+    return a
+
+def broken(:
+    return (
+
+class K:
+    def m(self):
+        pass
