@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from parsers.markdown import parse, split_front_matter
+from parsers.model import ParsedDocument, SkipFile
+from parsers.options import ParseOptions
+from parsers.source import SourceFile
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "parsers" / "markdown"
+
+
+def parse_text(text: str, name: str = "doc.md", encoding: str = "utf-8") -> ParsedDocument:
+    data = text.encode(encoding)
+    source = SourceFile(Path(name), name, data, hashlib.sha256(data).hexdigest())
+    (doc,) = parse(source, ParseOptions())
+    return doc
+
+
+@pytest.fixture(scope="module")
+def guide() -> ParsedDocument:
+    (doc,) = parse(SourceFile.read(DATA / "guide.md", "guide.md"), ParseOptions())
+    return doc
+
+
+def test_guide_blocks_kinds_lines_and_heading_paths(guide: ParsedDocument) -> None:
+    linux = ("Guide", "Install", "Linux")
+    got = [(b.kind, b.lines, b.heading_path) for b in guide.blocks]
+    assert got == [
+        ("heading", (6, 6), ("Guide",)),
+        ("paragraph", (8, 8), ("Guide",)),
+        ("heading", (10, 11), ("Guide", "Install")),  # setext: text line + underline
+        ("heading", (13, 13), linux),
+        ("list", (15, 17), linux),
+        ("list", (19, 20), linux),
+        ("table", (22, 25), linux),
+        ("code", (27, 29), linux),
+        ("quote", (31, 32), linux),
+        ("paragraph", (34, 34), linux),  # HTML block
+        ("heading", (36, 36), ("Guide", "Usage")),  # H2 closes the H3 and the setext H2
+        ("code", (38, 38), ("Guide", "Usage")),  # indented code
+    ]
+
+
+def test_front_matter_becomes_metadata_and_title(guide: ParsedDocument) -> None:
+    assert guide.title == "Lumen Guide"
+    assert guide.metadata == {"title": "Lumen Guide", "tags": ["install", "setup"], "updated": "2024-05-01"}
+    assert guide.doc_id == guide.path == "guide.md"
+    assert guide.parser == "markdown"
+
+
+def test_inline_markup_rendered_to_plain_text(guide: ParsedDocument) -> None:
+    assert guide.blocks[1].text == "Intro with a link and inline code."
+    assert guide.blocks[9].text == "HTML block"
+
+
+def test_list_keeps_markers_and_nesting(guide: ParsedDocument) -> None:
+    assert guide.blocks[4].text == "- Download the archive\n  - check the checksum\n- Unpack it"
+    assert guide.blocks[5].text == "1. first\n2. second"
+
+
+def test_table_cells_escaped_pipe_and_short_row(guide: ParsedDocument) -> None:
+    block = guide.blocks[6]
+    assert block.table is not None
+    assert block.table.rows == (("Platform", "Notes"), ("Linux", "uses a | b pipes"), ("macOS", ""))
+    assert block.table.header_rows == 1
+    assert block.table.title == "Linux"
+    assert block.text == block.table.markdown()
+    assert "uses a \\| b pipes" in block.text
+
+
+def test_code_fence_language_and_text(guide: ParsedDocument) -> None:
+    fence, indented = guide.blocks[7], guide.blocks[11]
+    assert (fence.language, fence.text) == ("bash", "lumen --version")
+    assert (indented.language, indented.text) == (None, "indented code")
+
+
+def test_quote_text_without_markers(guide: ParsedDocument) -> None:
+    assert guide.blocks[8].text == "Quoted tip\non two lines."
+
+
+def test_title_falls_back_to_first_h1_and_lines_without_front_matter() -> None:
+    doc = parse_text("Intro\n\n## Sub\n\n# Main Title\n\ntext\n")
+    assert doc.title == "Main Title"
+    assert doc.metadata == {}
+    assert [(b.kind, b.lines, b.heading_path) for b in doc.blocks] == [
+        ("paragraph", (1, 1), ()),
+        ("heading", (3, 3), ("Sub",)),
+        ("heading", (5, 5), ("Main Title",)),  # an H1 closes the H2 before it
+        ("paragraph", (7, 7), ("Main Title",)),
+    ]
+
+
+def test_setext_h1_and_deep_path() -> None:
+    doc = parse_text("Guide\n=====\n\n## Install\n\n### Linux\n\nrun it\n\n### macOS\n\nbrew it\n")
+    paths = {b.text: b.heading_path for b in doc.blocks if b.kind == "paragraph"}
+    assert paths == {"run it": ("Guide", "Install", "Linux"), "brew it": ("Guide", "Install", "macOS")}
+    assert doc.title == "Guide"
+
+
+def test_malformed_front_matter_is_kept_as_text() -> None:
+    doc = parse_text("---\ntitle: [unclosed\n---\n# Real\n\nbody\n")
+    assert "front_matter_error" in doc.metadata
+    assert doc.blocks[0].kind == "paragraph"
+    assert doc.blocks[0].text == "title: [unclosed"
+    assert doc.blocks[0].lines == (2, 2)
+    assert doc.title == "Real"
+    assert doc.blocks[1].lines == (4, 4)
+
+
+def test_front_matter_that_is_not_a_mapping_is_an_error() -> None:
+    doc = parse_text("---\n- a\n- b\n---\ntext\n")
+    assert doc.metadata["front_matter_error"] == "front matter is a list, not a mapping"
+
+
+def test_front_matter_cannot_override_parser_keys() -> None:
+    doc = parse_text("---\nencoding: bogus\n---\nCaf\u00e9\n", encoding="cp1252")
+    assert doc.metadata == {"encoding": "cp1252"}
+    assert doc.blocks[0].text == "Caf\u00e9"
+
+
+def test_split_front_matter_counts_lines() -> None:
+    assert split_front_matter("---\na: 1\nb: 2\n---\nbody\n") == ("a: 1\nb: 2\n", "body\n", 4)
+    assert split_front_matter("no front matter\n---\n") == (None, "no front matter\n---\n", 0)
+
+
+def test_blank_or_front_matter_only_is_skipped() -> None:
+    with pytest.raises(SkipFile):
+        parse_text("   \n\n")
+    with pytest.raises(SkipFile):
+        parse_text("---\ntitle: x\n---\n")
+
+
+def test_html_comment_dropped_and_ordered_start_kept() -> None:
+    doc = parse_text("<!-- hidden -->\n\n3. three\n4. four\n   - nested\n")
+    assert [b.text for b in doc.blocks] == ["3. three\n4. four\n   - nested"]
