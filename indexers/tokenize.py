@@ -94,7 +94,13 @@ def _needs_split(token: str) -> bool:
 
 @dataclass(frozen=True)
 class Tokenizer:
-    """Text -> BM25 terms. Frozen so an index can record exactly which rules built it."""
+    """Text -> BM25 terms. Frozen so an index can record exactly which rules built it.
+
+    Defaults, from SciFact train (809 queries, BM25 k1=1.2 b=0.75, nDCG@10 / R@100): as below
+    0.678 / 0.916; split_identifiers=False 0.641 / 0.884 (hyphenated and digit terms matter);
+    stopwords=False 0.680 / 0.914 (a wash, so keep the smaller index); stem=True 0.703 / 0.935.
+    ``stem`` stays off by default only because PyStemmer is not a declared dependency.
+    """
 
     stem: bool = False
     stopwords: bool = True
