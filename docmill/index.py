@@ -23,7 +23,7 @@ from indexers.vectors import Embedder, ModelUnavailable, load_faiss, model_avail
 CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE, BM25_DIR = "chunks.jsonl", "chunk_offsets.npy", "vectors.faiss", "bm25"
 # A query whose word pieces are mostly unknown to the embedding model gets no vector side: its
 # vector would be noise (e.g. Chinese under the English-only default model).
-MAX_QUERY_UNKNOWN_SHARE = 0.5
+MAX_QUERY_UNKNOWN_SHARE = 0.3
 # Preliminary abstain rule (to be calibrated by `docmill eval`): no lexical match at all and the best
 # cosine below this.
 MIN_COSINE_WITHOUT_LEXICAL = 0.30

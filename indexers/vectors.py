@@ -64,9 +64,12 @@ class Embedder:
             if self._model is None:
                 path = resolve_model(self.model_name)
                 try:
+                    import transformers
                     from sentence_transformers import SentenceTransformer
                 except ImportError as exc:  # pragma: no cover - dependency missing
                     raise ModelUnavailable(f"sentence-transformers is not installed: {exc}") from exc
+                # A library must not draw progress bars on its caller's terminal.
+                transformers.utils.logging.disable_progress_bar()
                 try:
                     self._model = SentenceTransformer(path, device=self.device)
                 except OSError as exc:

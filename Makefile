@@ -1,0 +1,45 @@
+# Two commands matter: `make run` (set up, index the samples with the Prefect flow, query) and
+# `make test`. Everything installs into .venv at the repo root.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export PREFECT_SERVER_ANALYTICS_ENABLED := false
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_VERBOSITY := error
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install run test test-fast lint bench fuzz clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# The CPU build of torch first: a bare `torch` requirement would pull a multi-GB CUDA build.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m flows.ingest samples index
+	$(BIN)/docmill query index "How do I install Lumen on Linux?" --k 3
+	$(BIN)/docmill query index "LRU cache eviction" --k 3 --mode hybrid
+	$(BIN)/docmill query index "bm25 only: rate limiter tokens" --k 3 --mode bm25
+
+test: $(STAMP)
+	$(BIN)/pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/pytest -q -m "not slow and not integration"
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_bm25.py
+
+clean:
+	rm -rf $(VENV) index .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,225 @@
+"""`docmill ingest | query | parse | chunk | inspect | eval`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _progress(stage: str, done: int, total: int) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    sys.stderr.write(f"\r{stage:>6} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def _print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
+    sys.stdout.write("\n")
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from flows.config import IngestConfig
+    from flows.pipeline import run_ingest
+    from chunkers.sizing import ChunkOptions
+
+    config = IngestConfig(model=args.model, chunk=ChunkOptions(args.max_tokens), strict=args.strict, keep_builds=args.keep)
+    progress = _progress if sys.stderr.isatty() and not args.json else None
+    report = run_ingest(args.sources, args.index, config, progress=progress)
+    if args.json:
+        _print_json(
+            {
+                "build": report.build,
+                "documents": report.documents,
+                "indexed": report.indexed,
+                "skipped": report.skipped,
+                "chunks": report.chunks,
+                "seconds": round(report.seconds, 3),
+                "skipped_files": [{"path": p, "reason": r} for p, r in report.skipped_files],
+            }
+        )
+    else:
+        for path, reason in report.skipped_files:
+            print(f"skipped {path}: {reason}", file=sys.stderr)
+        print(report.summary())
+    return EXIT_OK
+
+
+def _filters(pairs: Sequence[str]) -> dict[str, Any]:
+    filters: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--filter takes KEY=VALUE, got {pair!r}")
+        if key == "pages":
+            lo, _, hi = value.partition("-")
+            filters["pages"] = (int(lo), int(hi or lo))
+        elif key.startswith("metadata."):
+            filters.setdefault("metadata", {})[key.removeprefix("metadata.")] = value
+        else:
+            filters.setdefault(key, []).append(value)
+    return filters
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from docmill.index import open_index
+
+    index = open_index(args.index)
+    result = index.search(
+        args.text, k=args.k, mode=args.mode, fetch_k=args.fetch_k, rrf_k=args.rrf_k,
+        filters=_filters(args.filter) or None, abstain=not args.no_abstain,
+    )
+    if args.json:
+        _print_json(result.to_json())
+        return EXIT_OK
+    for note in result.notes:
+        print(f"note: {note}")
+    if result.abstained:
+        print(f"no answer: {result.reason}")
+        return EXIT_OK
+    for i, hit in enumerate(result.hits, start=1):
+        print(f"[{i}] {hit.citation}  {hit.explain}")
+        text = " ".join(hit.chunk.text.split())
+        print(f"    {text[:300]}{'...' if len(text) > 300 else ''}")
+    return EXIT_OK
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    from parsers.registry import parse_path
+
+    docs = parse_path(Path(args.file), Path(args.file).name)
+    if args.json:
+        _print_json(docs[0].to_json() if len(docs) == 1 else [d.to_json() for d in docs])
+        return EXIT_OK
+    for doc in docs:
+        print(f"# {doc.doc_id} ({doc.parser}, {len(doc.blocks)} blocks)")
+        for block in doc.blocks:
+            where = f"p.{block.page}" if block.page else (f"L{block.lines[0]}-{block.lines[1]}" if block.lines else "")
+            label = " > ".join(block.heading_path)
+            print(f"- {block.kind:9} {where:12} {label}")
+            print("  " + block.text[:200].replace("\n", "\n  "))
+    return EXIT_OK
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    from chunkers.registry import chunk_document
+    from chunkers.sizing import ChunkOptions
+    from parsers.registry import parse_path
+
+    docs = parse_path(Path(args.file), Path(args.file).name)
+    chunks = [c for d in docs for c in chunk_document(d, ChunkOptions(args.max_tokens))]
+    if args.json:
+        _print_json([c.to_json() for c in chunks])
+        return EXIT_OK
+    for chunk in chunks:
+        print(f"## {chunk.id} {chunk.kind} {chunk.citation()}")
+        print(chunk.index_text)
+        print()
+    return EXIT_OK
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from indexers.manifest import Manifest
+    from indexers.store import IndexStore
+
+    store = IndexStore(args.index)
+    build = store.current_build()
+    manifest = Manifest.read(build)
+    manifest.verify_files(build, checksums=args.verify)
+    if args.json:
+        _print_json(manifest.to_json())
+        return EXIT_OK
+    print(f"index {args.index}: build {build.name} (schema {manifest.schema_version}, docmill {manifest.docmill_version})")
+    print(f"created {manifest.created_at} from {', '.join(manifest.sources)}")
+    print(f"embedding {manifest.embedding}")
+    print(f"tokenizer {manifest.tokenizer}; bm25 {manifest.bm25}; chunker {manifest.chunker}")
+    print(f"counts {manifest.counts}; builds kept: {len(store.builds())}")
+    for doc in manifest.documents:
+        status = doc.status if doc.status == "indexed" else f"{doc.status}: {doc.reason}"
+        print(f"  {doc.path}  [{doc.parser}] {doc.chunks} chunks  {status}")
+    print("files verified (sizes" + (" and checksums)" if args.verify else ")"))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="docmill", description="Hybrid (BM25 + vector) document index.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="index files and folders into an index folder")
+    p.add_argument("sources", nargs="+")
+    p.add_argument("--index", required=True)
+    p.add_argument("--model", default="all-MiniLM-L6-v2", help="sentence-transformers model name or path")
+    p.add_argument("--max-tokens", type=int, default=200)
+    p.add_argument("--keep", type=int, default=3, help="builds to keep")
+    p.add_argument("--strict", action="store_true", help="fail (exit 1, publish nothing) if any file is skipped")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("query", help="search an index")
+    p.add_argument("index")
+    p.add_argument("text")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--mode", default="hybrid", help="hybrid, bm25 or vector")
+    p.add_argument("--fetch-k", type=int, default=100)
+    p.add_argument("--rrf-k", type=float, default=60.0)
+    p.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
+                   help="path=GLOB, kind=text|table|code, language=L, pages=A-B, metadata.KEY=V (repeatable)")
+    p.add_argument("--no-abstain", action="store_true", help="always return the best hits")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_query)
+
+    for name, func, text in (("parse", cmd_parse, "show a file's parsed blocks"), ("chunk", cmd_chunk, "show a file's chunks")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("file")
+        p.add_argument("--json", action="store_true")
+        if name == "chunk":
+            p.add_argument("--max-tokens", type=int, default=200)
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("inspect", help="show an index's manifest and check its files")
+    p.add_argument("index")
+    p.add_argument("--verify", action="store_true", help="also check SHA-256 checksums")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_inspect)
+
+    try:
+        from docmill.eval_cli import add_eval_command
+    except ImportError:
+        pass
+    else:
+        add_eval_command(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from flows.pipeline import IngestError
+    from indexers.manifest import ManifestError
+    from indexers.store import IndexLocked, NoIndex
+    from indexers.vectors import ModelUnavailable
+    from parsers.model import SkipFile
+
+    try:
+        return int(args.func(args))
+    except (IngestError, ManifestError, NoIndex, IndexLocked, ModelUnavailable, SkipFile, FileNotFoundError, ValueError) as exc:
+        print(f"docmill {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except BrokenPipeError:  # output piped into `head` and closed early
+        sys.stderr.close()
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

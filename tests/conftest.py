@@ -1,0 +1,95 @@
+"""Shared fixtures. The embedding model loads once per session (it costs seconds); Prefect runs
+against one ephemeral server per session with a temporary PREFECT_HOME."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from indexers.vectors import Embedder
+
+    return Embedder()
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+SMALL_TREE = {
+    "guide/install.md": """
+        # Guide
+
+        ## Install
+
+        ### Linux
+
+        Download the tarball and run `./install.sh` as root. The installer places the
+        orbital daemon under /opt/orbital and registers a systemd unit.
+
+        ### Windows
+
+        Run the MSI package and accept the driver prompt.
+
+        ## Platforms
+
+        | Platform | Minimum version | Notes |
+        |---|---|---|
+        | Ubuntu | 22.04 | tested nightly |
+        | Windows | 11 | needs admin rights |
+        """,
+    "guide/zh.md": """
+        # 安装指南
+
+        在服务器上运行安装脚本，然后重启守护进程。配置文件位于 /etc/orbital 目录。
+        """,
+    "src/cache.py": '''
+        """A tiny cache."""
+
+        import time
+
+
+        class LRUCache:
+            """Least-recently-used cache with a fixed capacity."""
+
+            def __init__(self, capacity: int) -> None:
+                self.capacity = capacity
+                self.items = {}
+
+            def evict_oldest(self) -> None:
+                """Drop the least recently used entry."""
+                oldest = min(self.items, key=lambda k: self.items[k][1])
+                del self.items[oldest]
+        ''',
+    "notes/broken.pdf": "this is not a pdf at all",
+    "notes/empty.md": "",
+}
+
+
+@pytest.fixture(scope="session")
+def small_tree(tmp_path_factory) -> Path:
+    return write_tree(tmp_path_factory.mktemp("tree") / "proj", SMALL_TREE)
+
+
+@pytest.fixture(scope="session")
+def small_index(tmp_path_factory, small_tree, embedder) -> Path:
+    from flows.pipeline import run_ingest
+
+    index = tmp_path_factory.mktemp("index") / "idx"
+    run_ingest([small_tree], index, embedder=embedder)
+    return index

@@ -1,0 +1,39 @@
+import pytest
+
+from docmill.fusion import rrf
+
+
+def test_rrf_matches_hand_computed_example():
+    # bm25: A B C ; vector: C A D  (rows A=1, B=2, C=3, D=4), k = 60
+    fused = rrf({"bm25": [1, 2, 3], "vector": [3, 1, 4]}, rrf_k=60)
+    expected = {
+        1: 1 / 61 + 1 / 62,  # A: bm25#1, vec#2 = 0.032522...
+        3: 1 / 63 + 1 / 61,  # C: bm25#3, vec#1 = 0.032266...
+        2: 1 / 62,  # B
+        4: 1 / 63,  # D
+    }
+    assert [f.row for f in fused] == [1, 3, 2, 4]
+    for f in fused:
+        assert f.score == pytest.approx(expected[f.row], abs=1e-12)
+    assert fused[0].ranks == {"bm25": 1, "vector": 2}
+    assert fused[0].score == pytest.approx(0.0325224748810153, abs=1e-12)
+
+
+def test_rrf_weights_scale_each_retriever():
+    fused = rrf({"bm25": [1, 2], "vector": [2, 1]}, rrf_k=0, weights={"bm25": 2.0})
+    # row 1: 2/1 + 1/2 = 2.5 ; row 2: 2/2 + 1/1 = 2.0
+    assert [(f.row, f.score) for f in fused] == [(1, 2.5), (2, 2.0)]
+
+
+def test_rrf_ties_break_on_best_single_rank_then_row():
+    # row 5: bm25#1 only; row 7: vector#1 only -> equal scores and equal best ranks -> row id decides
+    fused = rrf({"bm25": [5], "vector": [7]})
+    assert [f.row for f in fused] == [5, 7]
+    fused = rrf({"a": [1, 2], "b": [3, 2]}, rrf_k=0)
+    # row 2: 1/2 + 1/2 = 1.0 ; row 1: 1/1 = 1.0 ; row 3: 1.0 -> best single rank: rows 1 and 3 (rank 1) before 2
+    assert [f.row for f in fused] == [1, 3, 2]
+
+
+def test_rrf_rejects_negative_k():
+    with pytest.raises(ValueError, match="rrf_k"):
+        rrf({"a": [1]}, rrf_k=-1)

@@ -1,0 +1,87 @@
+"""The query module end to end on a real index (real tokenizer, BM25, MiniLM and FAISS)."""
+
+import re
+
+import pytest
+
+import docmill
+from indexers.manifest import Manifest
+from indexers.store import IndexStore
+
+
+@pytest.fixture(scope="module")
+def index(small_index, embedder):
+    return docmill.open_index(small_index, embedder=embedder)
+
+
+@pytest.mark.parametrize("mode", ["bm25", "vector", "hybrid"])
+def test_each_mode_finds_the_linux_install_section(index, mode):
+    result = index.search("which folder does the installer place the daemon in, and does it register a systemd unit", k=3, mode=mode)
+    top = result.hits[0]
+    assert top.chunk.path == "proj/guide/install.md"
+    assert top.chunk.heading_path == ("Guide", "Install", "Linux")
+    assert top.citation.startswith("proj/guide/install.md > Guide > Install > Linux (L")
+
+
+def test_hybrid_hit_explains_both_retrievers(index):
+    hit = index.search("orbital daemon installer", k=5, mode="hybrid").hits[0]
+    assert re.fullmatch(r"vec#\d+\(\d\.\d\d\) bm25#\d+\(\d+\.\d\d\) rrf=0\.\d{4}", hit.explain), hit.explain
+    rank_v, rank_b = hit.ranks["vector"], hit.ranks["bm25"]
+    assert hit.score == pytest.approx(1 / (60 + rank_v) + 1 / (60 + rank_b))
+    assert hit.scores["bm25"] > 0 and -1 <= hit.scores["vector"] <= 1
+
+
+def test_code_search_finds_the_method_with_its_class(index):
+    hit = index.search("evict oldest entry from LRU cache", k=3, mode="hybrid").hits[0]
+    assert hit.chunk.kind == "code"
+    assert hit.chunk.symbol == "LRUCache.evict_oldest"
+    assert "class LRUCache" in hit.chunk.index_text
+    assert hit.chunk.lines is not None
+
+
+def test_table_chunk_is_searchable_with_its_header(index):
+    hit = index.search("minimum Ubuntu version", k=3, mode="bm25").hits[0]
+    assert hit.chunk.kind == "table"
+    assert "| Platform | Minimum version | Notes |" in hit.chunk.text
+
+
+def test_chinese_query_uses_bm25_and_says_the_vector_side_was_skipped(index):
+    result = index.search("安装脚本", k=3, mode="hybrid")
+    assert result.hits[0].chunk.path == "proj/guide/zh.md"
+    assert any("vector side skipped" in note for note in result.notes)
+    assert result.hits[0].ranks["vector"] is None
+
+
+def test_filters_apply_before_the_cut(index):
+    result = index.search("install", k=5, mode="hybrid", filters={"kind": "code"}, abstain=False)
+    assert result.hits and all(h.chunk.kind == "code" for h in result.hits)
+    everything = index.search("install", k=50, mode="vector", abstain=False)
+    assert len(everything) == len(index)  # vector side returns every chunk when k allows
+
+
+def test_abstains_on_nonsense_and_can_be_told_not_to(index):
+    result = index.search("zzqx vorpal brillig", k=5)
+    assert result.abstained and result.hits == [] and result.reason
+    assert index.search("zzqx vorpal brillig", k=5, abstain=False).hits
+
+
+def test_bad_arguments_raise_with_valid_values(index):
+    with pytest.raises(ValueError, match="unknown mode 'hybird'; expected one of: bm25, vector, hybrid"):
+        index.search("x", mode="hybird")
+    with pytest.raises(ValueError, match="k and fetch_k must be positive"):
+        index.search("x", k=0)
+    assert index.search("   ").hits == []
+
+
+def test_manifest_records_documents_and_skips(small_index):
+    manifest = Manifest.read(IndexStore(small_index).current_build())
+    by_path = {d.path: d for d in manifest.documents}
+    assert by_path["proj/guide/install.md"].status == "indexed"
+    assert by_path["proj/guide/install.md"].chunks >= 3
+    assert by_path["proj/notes/broken.pdf"].status == "skipped"
+    assert "not a PDF" in by_path["proj/notes/broken.pdf"].reason
+    assert by_path["proj/notes/empty.md"].reason == "empty file"
+    assert manifest.embedding == {"model": "all-MiniLM-L6-v2", "dim": 384, "normalized": True}
+    assert manifest.tokenizer["name"] == "docmill-words"
+    assert manifest.counts["chunks"] == sum(d.chunks for d in manifest.documents)
+    assert set(manifest.files) >= {"chunks.jsonl", "vectors.faiss", "embeddings.npy", "bm25/data.npy"}
