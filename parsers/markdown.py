@@ -191,7 +191,8 @@ def iter_blocks(body: str, offset: int = 0) -> Iterator[Block]:
         text = "\n".join(render_lines(node)).strip("\n")
         if not text.strip():
             continue
-        language = (node.info.split() or [None])[0] if node.type == "fence" else None
+        info_words = node.info.split() if node.type == "fence" else []
+        language = info_words[0] if info_words else None
         yield Block(kind=kind, text=text, heading_path=path, lines=lines, language=language)
 
 
