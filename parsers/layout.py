@@ -24,6 +24,7 @@ class Segment:
     bottom: float
     size: float = 0.0
     bold: bool = False
+    confidence: float | None = None  # OCR line score; None for the text layer
 
     @property
     def height(self) -> float:
@@ -213,7 +214,7 @@ def _continues(group: list[Segment], seg: Segment) -> bool:
     gap = seg.top - prev.bottom
     if gap < -0.3 * height or gap > 0.8 * height:
         return False
-    if abs(seg.size - prev.size) > 0.6 or seg.bold != prev.bold and len(group) == 1:
+    if abs(seg.size - prev.size) > max(0.6, 0.15 * prev.size) or seg.bold != prev.bold and len(group) == 1:
         return False
     # a new column or a heavily indented line starts a new paragraph
     return abs(seg.x0 - prev.x0) < 4 * height or seg.x0 > prev.x0 and seg.x1 <= prev.x1 + height

@@ -52,7 +52,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
         raise SkipFile("not a PDF (mislabeled?): no %PDF header")
     started = time.monotonic()
     with _open(source.data) as pdf:
-        pages, meta = _read_pages(pdf, options, started)
+        pages, meta = _read_pages(pdf, options, started, source.data)
         outline = _outline(pdf)
         info_title = _info_title(pdf)
     if not pages:
@@ -95,7 +95,7 @@ def _describe(exc: object) -> str:
 
 
 def _read_pages(
-    pdf: pdfplumber.PDF, options: ParseOptions, started: float
+    pdf: pdfplumber.PDF, options: ParseOptions, started: float, pdf_data: bytes
 ) -> tuple[list[PageContent], dict[str, Any]]:
     total = len(pdf.pages)
     meta: dict[str, Any] = {"pages": total}
@@ -111,7 +111,7 @@ def _read_pages(
             )
             break
         try:
-            content = read_page(page, index + 1, options)
+            content = read_page(page, index + 1, options, pdf_data)
         except (PdfminerException, MalformedPDFException, ValueError, KeyError, TypeError) as exc:
             if index == 0:
                 raise SkipFile(f"malformed PDF: page 1: {_describe(exc)}") from exc
@@ -127,19 +127,27 @@ def _read_pages(
     return pages, meta
 
 
-def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) -> PageContent:
+def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions, pdf_data: bytes) -> PageContent:
     """One page: tables, prose segments without the tables' text, OCR if there is no text layer."""
     page_tables = tables.find_tables(page)
     boxes = [t.bbox for t in page_tables]
     chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)]
     words = list(_words(page, chars))
     content = PageContent(number, float(page.height), layout.words_to_segments(words), page_tables)
-    if not page.chars and not page_tables and options.ocr:
+    if options.ocr and needs_ocr(page, page_tables):
         from parsers import ocr  # imported lazily: onnxruntime is heavy
 
-        segments, info = ocr.ocr_page(page, options.ocr_dpi)
+        segments, info = ocr.ocr_page(pdf_data, number - 1, options.ocr_dpi)
         content.segments, content.ocr = segments, info
     return content
+
+
+def needs_ocr(page: pdfplumber.page.Page, page_tables: Sequence[tables.PageTable]) -> bool:
+    """A scanned page: no text layer, no table, and something drawn that could be text (an image,
+    or many vector paths for text converted to outlines); a blank page is not worth an OCR run."""
+    if page.chars or page_tables:
+        return False
+    return bool(page.images) or len(page.curves) + len(page.rects) > 20
 
 
 def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[Segment]:
@@ -264,7 +272,10 @@ def _prose_blocks(
     text = layout.join_lines([s.text for s in group])
     if not text:
         return []
-    meta = dict(page.ocr) if page.ocr else {}
+    meta: dict[str, Any] = {}
+    if page.ocr:
+        scores = [s.confidence for s in group if s.confidence is not None]
+        meta = {"ocr": True, "confidence": round(sum(scores) / max(len(scores), 1), 4)}
     level = levels.level(group, page.ocr is not None)
     if level is not None:
         while path and path[-1][0] >= level:
@@ -292,7 +303,7 @@ def _add_table(
         return found
     title = _caption(blocks, page_number) or (path[-1][1] if path else None)
     table = Table(found.table.rows, found.table.header_rows, title)
-    blocks.append(_table_block(table, tuple(t for _, t in path), page_number, {}))
+    blocks.append(_table_block(table, tuple(t for _, t in path), page_number, {"bbox": list(found.bbox)}))
     return found
 
 
