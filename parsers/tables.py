@@ -249,9 +249,81 @@ def _bold_rows(cells: Sequence[GridCell], per_cell: Sequence[Sequence[Char]]) ->
     return [sum(v) * 2 > len(v) for _, v in sorted(rows.items())]
 
 
+def missing_frame_lines(
+    edges: Sequence[Char], tolerance: float = 3.0, min_edges: int = 3, max_gap: float = 50.0
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Vertical and horizontal lines that close an open frame.
+
+    Tables drawn without outer borders (rules between rows only, no left/right line) give the
+    lines strategy no cells for their first and last columns. Where at least ``min_edges``
+    horizontal rules, each within ``max_gap`` of the next, start (or end) at the same x and no
+    vertical rule is drawn there, a vertical line joining them is implied; likewise for vertical
+    rules sharing a top or bottom.
+    """
+    horizontal = [e for e in edges if e.get("orientation") == "h"]
+    vertical = [e for e in edges if e.get("orientation") == "v"]
+    found_v = [
+        _line(at, at, lo, hi)
+        for end in ("x0", "x1")
+        for at, lo, hi in _implied(horizontal, end, "top", tolerance, min_edges, max_gap)
+        if not _drawn(vertical, "x0", "top", "bottom", at, lo, hi, tolerance)
+    ]
+    found_h = [
+        _line(lo, hi, at, at)
+        for end in ("top", "bottom")
+        for at, lo, hi in _implied(vertical, end, "x0", tolerance, min_edges, max_gap)
+        if not _drawn(horizontal, "top", "x0", "x1", at, lo, hi, tolerance)
+    ]
+    return found_v, found_h
+
+
+def _line(x0: float, x1: float, top: float, bottom: float) -> dict[str, Any]:
+    return {
+        "object_type": "line",
+        "x0": x0,
+        "x1": x1,
+        "top": top,
+        "bottom": bottom,
+        "width": x1 - x0,
+        "height": bottom - top,
+    }
+
+
+def _implied(
+    edges: Sequence[Char], end: str, along: str, tolerance: float, min_edges: int, max_gap: float
+) -> list[tuple[float, float, float]]:
+    """(position, start, stop) of lines through the ``end`` points of runs of edges that share them."""
+    out = []
+    for position in cluster([float(e[end]) for e in edges], tolerance):
+        stops = sorted(float(e[along]) for e in edges if abs(float(e[end]) - position) <= tolerance)
+        run = stops[:1]
+        for value in [*stops[1:], math.inf]:
+            if value - run[-1] <= max_gap:
+                run.append(value)
+                continue
+            if len(run) >= min_edges and run[-1] - run[0] > tolerance:
+                out.append((position, run[0], run[-1]))
+            run = [value]
+    return out
+
+
+def _drawn(
+    edges: Sequence[Char], at_key: str, lo_key: str, hi_key: str, at: float, lo: float, hi: float, tol: float
+) -> bool:
+    """Whether an existing edge at ``at`` already covers most of ``lo``..``hi``."""
+    covered = sum(
+        max(0.0, min(hi, float(e[hi_key])) - max(lo, float(e[lo_key])))
+        for e in edges
+        if abs(float(e[at_key]) - at) <= tol
+    )
+    return covered >= 0.5 * (hi - lo)
+
+
 def find_tables(page: Any) -> list[PageTable]:
     """Bordered tables on a pdfplumber page, top to bottom (the only function that touches a page)."""
-    found = page.find_tables(_SETTINGS)
+    verticals, horizontals = missing_frame_lines(page.edges)
+    settings = {**_SETTINGS, "explicit_vertical_lines": verticals, "explicit_horizontal_lines": horizontals}
+    found = page.find_tables(settings)
     out = []
     for t in found:
         result = table_from_cells([tuple(map(float, c)) for c in t.cells], page.chars)
