@@ -86,6 +86,8 @@ def cmd_query(args: argparse.Namespace) -> int:
     if result.abstained:
         print(f"no answer: {result.reason}")
         return EXIT_OK
+    if not result.hits:
+        print("no hits")
     for i, hit in enumerate(result.hits, start=1):
         print(f"[{i}] {hit.citation}  {hit.explain}")
         text = " ".join(hit.chunk.text.split())

@@ -86,7 +86,7 @@ class IndexStore:
             handle.close()
 
     def new_build_dir(self) -> Path:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%f")  # sortable to the microsecond
         path = self.builds_dir / f"{stamp}-{secrets.token_hex(3)}"
         path.mkdir(parents=True)
         return path

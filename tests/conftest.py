@@ -4,6 +4,7 @@ against one ephemeral server per session with a temporary PREFECT_HOME."""
 from __future__ import annotations
 
 import os
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -12,6 +13,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+# Prefect reads its home at import: a fresh one per session keeps tests off the user's profile/DB.
+os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="docmill-prefect-")
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -29,6 +32,12 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def tree():
+    """`tree(root, {"rel/path": "text"})` writes files (dedented) and returns root."""
+    return write_tree
 
 
 SMALL_TREE = {
@@ -93,3 +102,12 @@ def small_index(tmp_path_factory, small_tree, embedder) -> Path:
     index = tmp_path_factory.mktemp("index") / "idx"
     run_ingest([small_tree], index, embedder=embedder)
     return index
+
+
+@pytest.fixture(scope="session")
+def prefect_api():
+    """One real Prefect API (ephemeral server on 127.0.0.1) for the whole session."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield

@@ -1,0 +1,69 @@
+import json
+
+import pytest
+
+from docmill.cli import main
+
+
+@pytest.fixture(scope="module")
+def cli_index(tmp_path_factory, small_tree):
+    index = tmp_path_factory.mktemp("cli") / "idx"
+    assert main(["ingest", str(small_tree), "--index", str(index)]) == 0
+    return index
+
+
+def test_ingest_prints_a_summary_and_json(cli_index, small_tree, capsys, tmp_path):
+    assert main(["ingest", str(small_tree), "--index", str(tmp_path / "i2"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["indexed"] == 3 and report["skipped"] == 2 and report["chunks"] > 3
+    assert {s["path"] for s in report["skipped_files"]} == {"proj/notes/broken.pdf", "proj/notes/empty.md"}
+
+
+def test_strict_ingest_exits_non_zero(small_tree, tmp_path, capsys):
+    assert main(["ingest", str(small_tree), "--index", str(tmp_path / "i3"), "--strict"]) == 1
+    assert "strict mode: 2 file(s) skipped" in capsys.readouterr().err
+
+
+def test_query_json_shape(cli_index, capsys):
+    assert main(["query", str(cli_index), "LRU cache eviction", "--k", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["abstained"] is False and len(out["hits"]) == 2
+    hit = out["hits"][0]
+    assert set(hit) >= {"chunk_id", "score", "path", "kind", "heading_path", "page", "lines", "text", "explain", "ranks"}
+    assert set(hit["ranks"]) == {"bm25", "vector"}
+    assert hit["path"] == "proj/src/cache.py"
+
+
+def test_query_abstains_in_json(cli_index, capsys):
+    assert main(["query", str(cli_index), "zzqx vorpal brillig", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["hits"] == [] and out["abstained"] is True and out["reason"]
+
+
+def test_query_with_filter_and_text_output(cli_index, capsys):
+    assert main(["query", str(cli_index), "windows admin rights", "--mode", "bm25", "--filter", "kind=table", "--no-abstain"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("[1] proj/guide/install.md > Guide > Platforms")
+    assert "bm25#1(" in out
+
+
+def test_parse_and_chunk_json(small_tree, capsys):
+    assert main(["parse", str(small_tree / "guide/install.md"), "--json"]) == 0
+    parsed = json.loads(capsys.readouterr().out)
+    kinds = [b["kind"] for b in parsed["blocks"]]
+    assert "table" in kinds
+    table = next(b for b in parsed["blocks"] if b["kind"] == "table")
+    assert table["table"]["rows"][0] == ["Platform", "Minimum version", "Notes"]
+    assert main(["chunk", str(small_tree / "src/cache.py"), "--json"]) == 0
+    chunks = json.loads(capsys.readouterr().out)
+    assert any(c["symbol"] == "LRUCache.evict_oldest" for c in chunks)
+
+
+def test_inspect_verifies_and_errors_are_clear(cli_index, tmp_path, capsys):
+    assert main(["inspect", str(cli_index), "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "files verified (sizes and checksums)" in out and "skipped: not a PDF" in out
+    assert main(["query", str(tmp_path / "nowhere"), "x"]) == 1
+    assert "holds no docmill index" in capsys.readouterr().err
+    assert main(["query", str(cli_index), "x", "--mode", "fuzzy"]) == 1
+    assert "unknown mode 'fuzzy'" in capsys.readouterr().err

@@ -1,0 +1,62 @@
+"""The Prefect flow `ingest` against a real (ephemeral) Prefect API."""
+
+import pytest
+
+import docmill
+from indexers.manifest import Manifest
+from indexers.store import IndexStore
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def test_ingest_flow_publishes_a_searchable_index(prefect_api, small_tree, tmp_path):
+    from prefect.client.orchestration import get_client
+
+    from flows.ingest import ingest
+
+    index = tmp_path / "idx"
+    state = ingest(sources=[str(small_tree)], index=str(index), return_state=True)
+    assert state.is_completed(), state
+    report = state.result()
+    assert (report["indexed"], report["skipped"]) == (3, 2)
+    build = IndexStore(index).current_build()
+    assert report["build"] == build.name
+    manifest = Manifest.read(build)
+    assert manifest.counts["chunks"] == report["chunks"]
+    hit = docmill.open_index(index).search("evict the least recently used entry", k=1).hits[0]
+    assert hit.chunk.symbol == "LRUCache.evict_oldest"
+
+    async def flow_runs():
+        async with get_client() as client:
+            return await client.read_flow_runs()
+
+    import asyncio
+
+    runs = asyncio.run(flow_runs())
+    assert any(r.id == state.state_details.flow_run_id and r.state.is_completed() for r in runs)
+
+
+def _task_states(flow_run_id):
+    import asyncio
+
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    async def read():
+        async with get_client() as client:
+            runs = await client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+            return [(r.task_key, r.name, r.state.name) for r in runs]
+
+    return asyncio.run(read())
+
+
+def test_second_run_takes_parse_results_from_the_cache(prefect_api, small_tree, tmp_path):
+    from flows.ingest import ingest
+
+    first = ingest(sources=[str(small_tree)], index=str(tmp_path / "a"), return_state=True)
+    second = ingest(sources=[str(small_tree)], index=str(tmp_path / "b"), return_state=True)
+    assert first.is_completed() and second.is_completed()
+    assert first.result()["chunks"] == second.result()["chunks"]
+    parse_states = [state for _, name, state in _task_states(second.state_details.flow_run_id) if name.startswith("parse_task")]
+    assert len(parse_states) == 5
+    assert set(parse_states) == {"Cached"}

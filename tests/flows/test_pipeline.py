@@ -1,0 +1,44 @@
+import pytest
+
+from flows.config import IngestConfig
+from flows.pipeline import IngestError, discover, run_ingest
+from indexers.store import IndexStore
+
+
+def test_discover_ids_skip_hidden_and_outside_symlinks(tmp_path, tree):
+    root = tree(tmp_path / "docs", {"a.md": "# A\n\ntext\n", ".hidden.md": "x", ".git/config": "x", "sub/b.py": "x = 1\n"})
+    outside = tree(tmp_path / "elsewhere", {"secret.md": "# S\n\nsecret\n"})
+    (root / "link.md").symlink_to(outside / "secret.md")
+    (root / "inside.md").symlink_to(root / "a.md")
+    assert [r.rel_path for r in discover([root])] == ["docs/a.md", "docs/inside.md", "docs/sub/b.py"]
+
+
+def test_strict_mode_fails_without_touching_the_previous_build(tmp_path, embedder, tree):
+    good = tree(tmp_path / "src", {"a.md": "# Alpha\n\nThe alpha document.\n"})
+    index = tmp_path / "idx"
+    run_ingest([good], index, embedder=embedder)
+    before = IndexStore(index).current_build()
+    tree(good, {"bad.pdf": "not a pdf"})
+    with pytest.raises(IngestError, match=r"strict mode: 1 file\(s\) skipped.*bad.pdf"):
+        run_ingest([good], index, IngestConfig(strict=True), embedder=embedder)
+    assert IndexStore(index).current_build() == before
+    report = run_ingest([good], index, embedder=embedder)  # non-strict: skip recorded, build published
+    assert (report.indexed, report.skipped) == (1, 1)
+    assert IndexStore(index).current_build() != before
+
+
+def test_nothing_indexable_publishes_nothing(tmp_path, embedder, tree):
+    src = tree(tmp_path / "src", {"empty.md": "", "data.bin.pdf": "%PDF-1.4 truncated"})
+    with pytest.raises(IngestError, match="nothing to index"):
+        run_ingest([src], tmp_path / "idx", embedder=embedder)
+    assert IndexStore(tmp_path / "idx").current_name() is None
+
+
+def test_rebuild_of_same_tree_gives_same_chunk_ids(tmp_path, embedder, small_tree):
+    import docmill
+
+    a = run_ingest([small_tree], tmp_path / "a", embedder=embedder)
+    b = run_ingest([small_tree], tmp_path / "b", embedder=embedder)
+    assert a.chunks == b.chunks
+    ia, ib = docmill.open_index(tmp_path / "a", embedder=embedder), docmill.open_index(tmp_path / "b", embedder=embedder)
+    assert [c.id for c in ia.chunks.all()] == [c.id for c in ib.chunks.all()]
