@@ -171,10 +171,11 @@ def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] 
     first = [c for c in rows[0] if c.strip()]
     if not first or any(_is_numeric(c) for c in first):
         return 0
-    header = 1
-    if len(rows) > 2 and len(first) < len(rows[0]) and all(c.strip() and not _is_numeric(c) for c in rows[1]):
-        header = 2
-    return header
+    # a group label spanning several columns above the column labels: both rows are the header
+    second = [c for c in rows[1] if c.strip()] if len(rows) > 2 else []
+    if len(first) < len(rows[0]) and len(second) * 2 >= len(rows[1]) and not any(map(_is_numeric, second)):
+        return 2
+    return 1
 
 
 # --- rotation -----------------------------------------------------------------------------------
