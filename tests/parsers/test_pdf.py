@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from parsers import pdf
+from parsers import layout, pdf
 from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
 from parsers.source import SourceFile
@@ -177,3 +177,38 @@ def test_encrypted_pdf_is_skipped(tmp_path: Path) -> None:
     make_pdfs.build_manual(path, encrypt="pw")
     with pytest.raises(SkipFile, match=r"^encrypted PDF \(password required\)$"):
         parse_file(path)
+
+
+def seg(text: str, x0: float, top: float, x1: float, size: float = 10.0) -> layout.Segment:
+    return layout.Segment(text, x0, top, x1, top + size, size)
+
+
+def test_reading_order_title_then_left_then_right_column() -> None:
+    segs = [seg("Title across both columns", 50, 10, 550)]
+    segs += [seg(f"L{i}", 50, 40 + 14 * i, 280) for i in range(4)]
+    segs += [seg(f"R{i}", 320, 40 + 14 * i, 550) for i in range(4)]
+    segs += [seg("Footnote across the page", 50, 200, 550)]
+    order = [s.text for s in layout.reading_order(segs)]
+    assert order == ["Title across both columns", "L0", "L1", "L2", "L3", "R0", "R1", "R2", "R3", order[-1]]
+
+
+def test_ragged_single_column_is_not_split() -> None:
+    segs = [seg("long line of body text", 50, 10 + 14 * i, 500 if i % 3 else 200) for i in range(8)]
+    assert layout.reading_order(segs) == sorted(segs, key=lambda s: s.top)
+
+
+def test_join_lines_hyphenation() -> None:
+    assert layout.join_lines(["needs calibra-", "tion now"]) == "needs calibration now"
+    assert layout.join_lines(["a well-", "Known name"]) == "a well- Known name"
+    assert layout.join_lines(["灯具维护", "说明"]) == "灯具维护说明"
+
+
+def test_furniture_is_found_in_margins_only() -> None:
+    pages = [
+        [seg("ACME report", 50, 20, 200), seg(f"Page {n} of 9", 50, 770, 200), seg("Body text", 50, 300, 500)]
+        for n in range(1, 4)
+    ]
+    furniture = layout.find_furniture(pages, [792.0] * 3)
+    assert furniture == {"acme report", "page # of #"}
+    kept = layout.drop_furniture(pages[0] + [seg("12", 290, 775, 300)], 792.0, furniture)
+    assert [s.text for s in kept] == ["Body text"]

@@ -1,0 +1,60 @@
+"""OCR of scanned pages with the real RapidOCR models (slow), plus the pure orientation rule."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from parsers import ocr, pdf
+from parsers.options import ParseOptions
+from parsers.source import SourceFile
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("make_pdfs", ROOT / "samples" / "make_pdfs.py")
+assert _spec and _spec.loader
+make_pdfs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_pdfs)
+
+
+def edit_distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def cer(reference: str, hypothesis: str) -> float:
+    ref, hyp = " ".join(reference.split()), " ".join(hypothesis.split())
+    return edit_distance(ref, hyp) / len(ref)
+
+
+def test_vertical_boxes_mean_a_page_on_its_side() -> None:
+    assert ocr.is_vertical([(0, 0, 20, 300), (30, 0, 50, 280), (60, 0, 80, 100)])
+    assert not ocr.is_vertical([(0, 0, 300, 20), (0, 30, 280, 50), (0, 60, 20, 80)])
+
+
+def test_text_pages_are_not_ocrd_and_ocr_can_be_disabled(tmp_path: Path) -> None:
+    path = tmp_path / "scan.pdf"
+    make_pdfs.build_scanned(path)
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False))[0]
+    assert doc.blocks == () and "ocr_pages" not in doc.metadata
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rotate", [0, 180, 90])
+def test_scanned_page_is_read_in_order(tmp_path: Path, rotate: int) -> None:
+    path = tmp_path / f"scan-{rotate}.pdf"
+    make_pdfs.build_scanned(path, rotate=rotate)
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=True, ocr_dpi=150))[0]
+    assert doc.metadata["ocr_pages"] == [1]
+    text = "\n".join(b.text for b in doc.blocks)
+    assert cer("\n".join(make_pdfs.SCANNED_TEXT), text) < 0.03, text
+    assert text.index("north ridge") < text.index("gaskets") < text.index("spring")
+    block = doc.blocks[0]
+    assert block.page == 1 and block.metadata["ocr"] is True
+    assert 0.8 < block.metadata["confidence"] <= 1.0
