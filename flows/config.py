@@ -22,6 +22,11 @@ class IngestConfig:
     batch_size: int = 32
     keep_builds: int = 3
     strict: bool = False
+    # Quality gate: a golden query set (queries.jsonl with expected_paths, or a BEIR folder whose
+    # corpus ids are document paths). A new build whose nDCG@10 is lower than the current build's by
+    # more than gate_margin is not published.
+    golden: str | None = None
+    gate_margin: float = 0.01
 
     def __post_init__(self) -> None:
         if self.k1 < 0:
@@ -30,6 +35,8 @@ class IngestConfig:
             raise ValueError(f"b must be within [0, 1], got {self.b}")
         if self.batch_size < 1 or self.keep_builds < 1:
             raise ValueError("batch_size and keep_builds must be >= 1")
+        if not 0 <= self.gate_margin <= 1:
+            raise ValueError(f"gate_margin must be within [0, 1] (an nDCG difference), got {self.gate_margin}")
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> IngestConfig:

@@ -6,6 +6,7 @@ the Prefect flow (flows.ingest) can wrap the same functions as tasks.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -14,11 +15,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from chunkers.model import Chunk
 from chunkers.registry import chunk_document
+from flows import incremental
 from flows.config import IngestConfig
 from indexers.bm25 import BM25Index, BM25Params
 from indexers.manifest import DocumentRecord, Manifest
@@ -61,6 +64,11 @@ class ParseOutcome:
 
 @dataclass
 class IngestReport:
+    """What a run did. ``added``/``changed``/``removed``/``unchanged`` compare the source tree with
+    the previous build by content hash; ``parsed`` files were parsed and ``embedded`` chunks went
+    through the model this run (the rest came from the previous build). ``published`` is False when
+    nothing changed (``build`` is then the build that stays current)."""
+
     build: str | None
     index: str
     documents: int
@@ -70,12 +78,36 @@ class IngestReport:
     seconds: float
     skipped_files: list[tuple[str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    parsed: int = 0
+    embedded: int = 0
+    published: bool = True
+    previous_build: str | None = None
+    gate: dict[str, Any] | None = None
 
     def summary(self) -> str:
+        action = "published" if self.published else "nothing changed, kept"
         return (
-            f"{self.indexed} indexed, {self.skipped} skipped of {self.documents} files; "
-            f"{self.chunks} chunks; {self.seconds:.1f} s; build {self.build}"
+            f"{self.indexed} indexed, {self.skipped} skipped of {self.documents} files "
+            f"({self.added} added, {self.changed} changed, {self.removed} removed, {self.unchanged} unchanged); "
+            f"{self.chunks} chunks ({self.embedded} embedded); {self.seconds:.1f} s; {action} build {self.build}"
         )
+
+    def to_json(self) -> dict[str, Any]:
+        """The `docmill ingest --json` shape (issue 6); the flow returns the same dict."""
+        return {
+            "added": self.added,
+            "changed": self.changed,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+            "skipped": self.skipped,
+            "chunks": self.chunks,
+            "seconds": round(self.seconds, 3),
+            "build": self.build,
+        }
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -174,15 +206,23 @@ def build_index(
     config: IngestConfig,
     sources: Sequence[str],
     embedding: dict,
+    extra: dict[str, Any] | None = None,
+    progress: Progress | None = None,
 ) -> Path:
-    """Write a complete, unpublished build folder and return it."""
-    tokenizer = Tokenizer.from_dict({**Tokenizer().to_dict(), **config.tokenizer})
+    """Write a complete, unpublished build folder and return it. BM25 is always built from all
+    chunks, so its statistics are exact for this build whatever was reused."""
+    tokenizer = make_tokenizer(config)
     folder = store.new_build_dir()
+    steps = ["chunks", "bm25", "vectors", "manifest"]
     write_chunks(folder, chunks)
+    _step(progress, steps, "chunks")
     bm25 = BM25Index.build([tokenizer(c.index_text) for c in chunks], BM25Params(config.k1, config.b))
     bm25.save(folder / BM25_DIR, tokenizer=tokenizer.to_dict())
+    _step(progress, steps, "bm25")
     np.save(folder / EMBEDDINGS_FILE, vectors.astype(np.float32), allow_pickle=False)
+    incremental.save_embedding_keys(folder, [incremental.embedding_key(config.model, c.index_text) for c in chunks])
     save_faiss(build_faiss(vectors), folder / VECTORS_FILE)
+    _step(progress, steps, "vectors")
     from docmill import __version__
 
     indexed = sum(1 for r in records if r.status == "indexed")
@@ -197,16 +237,69 @@ def build_index(
         chunker={"max_tokens": config.chunk.max_tokens, "token_count": "estimate-v1"},
         counts={"documents": len(records), "indexed": indexed, "skipped": len(records) - indexed, "chunks": len(chunks)},
         documents=list(records),
+        extra={incremental.REUSE_KEY: incremental.reuse_key(config), **(extra or {})},
     )
-    names = [CHUNKS_FILE, OFFSETS_FILE, EMBEDDINGS_FILE, VECTORS_FILE]
+    names = [CHUNKS_FILE, OFFSETS_FILE, EMBEDDINGS_FILE, incremental.EMBEDDING_KEYS_FILE, VECTORS_FILE]
     names += sorted(f"{BM25_DIR}/{p.name}" for p in (folder / BM25_DIR).iterdir())
     manifest.record_files(folder, names)
     manifest.write(folder)
+    _step(progress, steps, "manifest")
     return folder
 
 
-def embedding_info(embedder: Embedder, vectors: np.ndarray) -> dict:
-    return {"model": embedder.model_name, "dim": int(vectors.shape[1]), "normalized": True}
+def _step(progress: Progress | None, steps: list[str], name: str) -> None:
+    if progress:
+        progress(f"write:{name}", steps.index(name) + 1, len(steps))
+
+
+def make_tokenizer(config: IngestConfig) -> Tokenizer:
+    return Tokenizer.from_dict({**Tokenizer().to_dict(), **config.tokenizer})
+
+
+def embedding_info(model: str, vectors: np.ndarray) -> dict:
+    return {"model": model, "dim": int(vectors.shape[1]), "normalized": True}
+
+
+def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, sources: Sequence[str]) -> bool:
+    """Would a new build differ from ``previous`` only in its name? (Used to skip no-op runs.)"""
+    m = previous.manifest
+    return (
+        previous.reusable
+        and m.embedding.get("model") == config.model
+        and m.tokenizer == make_tokenizer(config).to_dict()
+        and m.bm25 == {"k1": config.k1, "b": config.b}
+        and m.sources == [str(s) for s in sources]
+    )
+
+
+def prepare(
+    store: IndexStore, sources: Sequence[str | Path], config: IngestConfig, full_rebuild: bool
+) -> tuple[incremental.Plan, incremental.PreviousBuild | None]:
+    """Discover the tree and diff it against the current build. Call under the index lock."""
+    refs = discover(sources)
+    previous = incremental.load_previous(store, config, CHUNKS_FILE, EMBEDDINGS_FILE)
+    return incremental.plan(refs, previous, full_rebuild=full_rebuild), previous
+
+
+def gate_and_publish(
+    store: IndexStore, folder: Path, config: IngestConfig, embedder: Embedder | None
+) -> dict[str, Any] | None:
+    """Run the quality gate (if configured), record its result in the new build's manifest, then
+    publish and prune, or raise QualityGateFailed and leave the current build serving."""
+    result = None
+    if config.golden:
+        from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
+
+        gate = evaluate_builds(store, folder, config, embedder)
+        manifest = Manifest.read(folder)
+        manifest.extra[GATE_KEY] = result = gate.to_json()
+        manifest.write(folder)
+        if not gate.passed:
+            raise QualityGateFailed(gate.message() + f"; not published, {gate.current_build} keeps serving")
+        log.info(gate.message())
+    store.publish(folder)
+    store.prune(config.keep_builds)
+    return result
 
 
 def run_ingest(
@@ -215,37 +308,77 @@ def run_ingest(
     config: IngestConfig | None = None,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
+    full_rebuild: bool = False,
 ) -> IngestReport:
-    """Full in-process ingest. Publishes only a complete build; on any error the previous build
-    stays current. Raises IngestError when nothing could be indexed or strict mode saw skips."""
+    """Incremental in-process ingest: unchanged files (by SHA-256) keep their chunks, and chunks
+    whose indexed text was embedded before keep their vectors; ``full_rebuild`` re-does everything.
+    Publishes only a complete build; on any error the previous build stays current. Raises
+    IngestError when nothing could be indexed or strict mode saw skips (QualityGateFailed when the
+    golden set scores worse than the current build by more than ``config.gate_margin``)."""
     config = config or IngestConfig()
+    if embedder is not None and embedder.model_name != config.model:
+        raise ValueError(f"embedder is {embedder.model_name!r} but the config names model {config.model!r}")
     started = time.perf_counter()
     timings: dict[str, float] = {}
     store = IndexStore(index)
+    source_names = [str(s) for s in sources]
     with store.lock():
-        refs = discover(sources)
         t = time.perf_counter()
-        outcomes = []
-        for i, ref in enumerate(refs):
-            outcomes.append(parse_file(ref, config.parse))
+        the_plan, previous = prepare(store, sources, config, full_rebuild)
+        timings["diff"] = time.perf_counter() - t
+        if previous is not None and the_plan.is_noop and settings_match(previous, config, source_names):
+            records = [the_plan.reuse[r.rel_path][0] for r in the_plan.refs]
+            report = make_report(previous.name, index, records, previous.manifest.counts["chunks"], 0.0, timings)
+            return _with_plan(report, the_plan, 0, started, published=False)
+        t = time.perf_counter()
+        to_parse = the_plan.to_parse
+        outcomes = {}
+        for i, ref in enumerate(to_parse):
+            outcomes[ref.rel_path] = parse_file(ref, config.parse)
             if progress:
-                progress("parse", i + 1, len(refs))
+                progress("parse", i + 1, len(to_parse))
         timings["parse"] = time.perf_counter() - t
         t = time.perf_counter()
-        chunks = [c for o in outcomes for c in chunk_outcome(o, config)]
+        chunks, records = incremental.assemble(the_plan, outcomes, config)
         timings["chunk"] = time.perf_counter() - t
-        records = [o.record for o in outcomes]
         check_outcome(records, chunks, config)
-        embedder = embedder or Embedder(config.model, batch_size=config.batch_size)
+        cache = previous.cache if previous is not None and not full_rebuild else incremental.EmbeddingCache.empty()
+        work = incremental.embedding_work(chunks, config.model, cache)
         t = time.perf_counter()
-        vectors = embed_chunks(chunks, embedder)
+        if work.texts:
+            embedder = embedder or Embedder(config.model, batch_size=config.batch_size)
+            if progress:
+                progress("embed", 0, len(work.texts))
+            fresh = embedder.encode(work.texts)
+        else:  # nothing new to embed: the model is never loaded
+            fresh = np.zeros((0, 0), dtype=np.float32)
+        vectors = incremental.assemble_vectors(work, cache, fresh)
         timings["embed"] = time.perf_counter() - t
         t = time.perf_counter()
-        folder = build_index(store, chunks, vectors, records, config, [str(s) for s in sources], embedding_info(embedder, vectors))
-        store.publish(folder)
-        store.prune(config.keep_builds)
+        extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": len(work.texts)}}
+        folder = build_index(
+            store, chunks, vectors, records, config, source_names, embedding_info(config.model, vectors), extra, progress
+        )
         timings["build"] = time.perf_counter() - t
-    return make_report(folder.name, index, records, len(chunks), time.perf_counter() - started, timings)
+        gate = gate_and_publish(store, folder, config, embedder)
+    report = make_report(folder.name, index, records, len(chunks), 0.0, timings)
+    report.gate = gate
+    return _with_plan(report, the_plan, len(work.texts), started, published=True)
+
+
+def _with_plan(report: IngestReport, the_plan: incremental.Plan, embedded: int, started: float, published: bool) -> IngestReport:
+    return dataclasses.replace(
+        report,
+        added=len(the_plan.added),
+        changed=len(the_plan.changed),
+        removed=len(the_plan.removed),
+        unchanged=len(the_plan.unchanged),
+        parsed=len(the_plan.to_parse) if published else 0,
+        embedded=embedded,
+        published=published,
+        previous_build=the_plan.previous,
+        seconds=time.perf_counter() - started,
+    )
 
 
 def check_outcome(records: Sequence[DocumentRecord], chunks: Sequence[Chunk], config: IngestConfig) -> None:

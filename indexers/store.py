@@ -21,6 +21,7 @@ from pathlib import Path
 CURRENT = "CURRENT"
 LOCK = "LOCK"
 BUILDS = "builds"
+MANIFEST = "manifest.json"  # a build is complete once its manifest is written (indexers.manifest)
 
 
 class IndexLocked(RuntimeError):
@@ -110,13 +111,16 @@ class IndexStore:
         return sorted(p for p in self.builds_dir.iterdir() if p.is_dir())
 
     def prune(self, keep: int) -> list[Path]:
-        """Remove all but the newest ``keep`` builds; never the current one. Call under the lock."""
+        """Remove all but the newest ``keep`` builds, never the current one; also remove incomplete
+        builds (no manifest) newer than the current one: under the lock, those can only be left by a
+        writer that died mid-build. Call under the lock."""
         if keep < 1:
             raise ValueError(f"keep must be >= 1, got {keep}")
         current = self.current_name()
-        removed = []
-        for path in self.builds()[:-keep]:
-            if path.name != current:
-                shutil.rmtree(path, ignore_errors=True)
-                removed.append(path)
+        builds = self.builds()
+        orphans = [p for p in builds if current is not None and p.name > current and not (p / MANIFEST).is_file()]
+        kept = [p for p in builds if p not in orphans]
+        removed = orphans + [p for p in kept[:-keep] if p.name != current]
+        for path in removed:
+            shutil.rmtree(path, ignore_errors=True)
         return removed

@@ -1,0 +1,175 @@
+"""Quality gate: before a build is published, score it and the current build on a golden query set
+(nDCG@10 over document paths); a drop larger than the margin blocks the publish.
+
+Golden sets come in two shapes:
+- a ``.jsonl`` file of ``{"query": "...", "expected_paths": ["proj/a.md", ...]}`` (binary gains);
+- a BEIR folder with ``queries.jsonl`` (``{"_id", "text"}``) and ``qrels/test.tsv``
+  (``query-id  corpus-id  score``, header line), where corpus ids are document paths.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flows.pipeline import IngestError
+
+GATE_KEY = "quality_gate"
+
+
+class QualityGateFailed(IngestError):
+    """The new build scored worse than the current one by more than the margin; not published."""
+
+
+@dataclass(frozen=True)
+class GoldenQuery:
+    query: str
+    gains: Mapping[str, float]  # document path -> relevance gain (> 0)
+
+
+def ndcg_at_k(ranked: Sequence[str], gains: Mapping[str, float], k: int = 10) -> float:
+    """nDCG@k with linear gains and log2(rank + 1) discounts; duplicates in ``ranked`` count once."""
+    seen: set[str] = set()
+    dcg = 0.0
+    rank = 0
+    for item in ranked:
+        if item in seen:
+            continue
+        seen.add(item)
+        rank += 1
+        if rank > k:
+            break
+        dcg += gains.get(item, 0.0) / math.log2(rank + 1)
+    ideal = sorted((g for g in gains.values() if g > 0), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def load_golden(path: str | Path) -> list[GoldenQuery]:
+    path = Path(path)
+    if path.is_dir():
+        return _load_beir(path)
+    queries = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if "query" not in row or not row.get("expected_paths"):
+                raise ValueError(f"{path}:{number}: expected {{'query', 'expected_paths': [...]}}, got {sorted(row)}")
+            queries.append(GoldenQuery(row["query"], {p: 1.0 for p in row["expected_paths"]}))
+    if not queries:
+        raise ValueError(f"{path} holds no golden queries")
+    return queries
+
+
+def _load_beir(folder: Path) -> list[GoldenQuery]:
+    texts = {}
+    with open(folder / "queries.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                texts[str(row["_id"])] = row["text"]
+    qrels_dir = folder / "qrels"
+    qrels_file = qrels_dir / "test.tsv" if (qrels_dir / "test.tsv").is_file() else min(qrels_dir.glob("*.tsv"))
+    gains: dict[str, dict[str, float]] = {}
+    with open(qrels_file, encoding="utf-8", newline="") as handle:
+        for row in csv.reader(handle, delimiter="\t"):
+            if not row or row[0] == "query-id":
+                continue
+            if float(row[2]) > 0:
+                gains.setdefault(row[0], {})[row[1]] = float(row[2])
+    missing = sorted(set(gains) - set(texts))
+    if missing:
+        raise ValueError(f"{qrels_file} names queries not in queries.jsonl: {', '.join(missing[:5])}")
+    return [GoldenQuery(texts[qid], g) for qid, g in sorted(gains.items())]
+
+
+def mean_ndcg(ranker: Callable[[str], list[str]], queries: Sequence[GoldenQuery], k: int = 10) -> float:
+    return sum(ndcg_at_k(ranker(q.query), q.gains, k) for q in queries) / len(queries)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    new: float
+    current: float | None
+    margin: float
+    queries: int
+    new_build: str
+    current_build: str | None
+    k: int = 10
+
+    @property
+    def passed(self) -> bool:
+        return self.current is None or self.current - self.new <= self.margin
+
+    def message(self) -> str:
+        current = "n/a" if self.current is None else f"{self.current:.4f}"
+        verdict = "passed" if self.passed else "FAILED"
+        return (
+            f"quality gate {verdict}: nDCG@{self.k} new build {self.new_build} {self.new:.4f} vs current "
+            f"{self.current_build} {current} on {self.queries} queries (margin {self.margin})"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "metric": f"ndcg@{self.k}",
+            "new": round(self.new, 6),
+            "current": None if self.current is None else round(self.current, 6),
+            "margin": self.margin,
+            "queries": self.queries,
+            "new_build": self.new_build,
+            "current_build": self.current_build,
+            "passed": self.passed,
+        }
+
+
+def path_ranker(index: Any, k: int = 10, fetch_chunks: int = 50) -> Callable[[str], list[str]]:
+    """Document paths in rank order from a HybridIndex (chunk hits deduplicated by path)."""
+
+    def rank(query: str) -> list[str]:
+        result = index.search(query, k=fetch_chunks, mode="hybrid", abstain=False)
+        paths: list[str] = []
+        for hit in result.hits:
+            if hit.chunk.path not in paths:
+                paths.append(hit.chunk.path)
+        return paths[:k]
+
+    return rank
+
+
+def evaluate_builds(store: Any, folder: Path, config: Any, embedder: Any = None) -> GateResult:
+    """Score the unpublished build ``folder`` and the current build of ``store`` on ``config.golden``."""
+    # The query side lives in docmill/; imported here, lazily, because only the gate needs it.
+    from docmill.index import HybridIndex
+    from indexers.manifest import Manifest
+    from indexers.store import NoIndex
+    from indexers.vectors import Embedder
+
+    queries = load_golden(config.golden)
+    embedder = embedder or Embedder(config.model, batch_size=config.batch_size)
+    new_index = HybridIndex(store.root, folder, Manifest.read(folder), embedder)
+    try:
+        new_score = mean_ndcg(path_ranker(new_index), queries)
+    finally:
+        new_index.close()
+    current_score, current_name = None, None
+    try:
+        current = store.current_build()
+    except NoIndex:
+        current = None
+    if current is not None:
+        manifest = Manifest.read(current)
+        current_name = current.name
+        current_embedder = embedder if manifest.embedding.get("model") == embedder.model_name else None
+        current_index = HybridIndex(store.root, current, manifest, current_embedder)
+        try:
+            current_score = mean_ndcg(path_ranker(current_index), queries)
+        finally:
+            current_index.close()
+    return GateResult(new_score, current_score, config.gate_margin, len(queries), folder.name, current_name)

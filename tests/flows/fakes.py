@@ -1,0 +1,38 @@
+"""Test doubles shared by the flow tests and the subprocesses they start (loaded by file path)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+HASH_MODEL = "test-hash-embedder"
+
+
+class HashEmbedder:
+    """A deterministic bag-of-words embedder: exact, instant, no model to load. It counts calls so a
+    test can assert that a run embedded nothing."""
+
+    def __init__(self, model: str = HASH_MODEL, dim: int = 64, fail: bool = False) -> None:
+        self.model_name, self.dim, self.fail = model, dim, fail
+        self.batch_size = 32
+        self.encoded: list[str] = []
+        self._lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if self.fail:
+            raise AssertionError(f"the model was asked to embed {len(texts)} text(s)")
+        with self._lock:
+            self.encoded.extend(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1.0, norms)
+
+    def tokenizer(self):
+        raise NotImplementedError("HashEmbedder has no word-piece tokenizer; search with mode='bm25' or 'vector'")
