@@ -1,27 +1,44 @@
 """The Prefect flow `ingest`: the pipeline stages as tasks. Only this module imports Prefect.
 
-Parse tasks are cached by file content (path + SHA-256 + parser options), so a retried or repeated
-run does not re-parse unchanged files; I/O tasks retry with back-off. Pass ``dask_address`` (an
-existing cluster, e.g. "tcp://10.0.0.5:8786") or ``dask_workers`` (a local cluster of N processes)
-to run parse tasks on Dask.
+Each run diffs the source tree against the current build (flows.incremental): only added or changed
+files are parsed, and only chunks whose indexed text has no cached embedding are embedded. Parse
+tasks are also cached by file content (path + SHA-256 + parser options), so a retried flow run does
+not re-parse; I/O tasks retry with exponential back-off. The index LOCK (flock) serialises writers,
+whoever they are; the deployment's concurrency limit keeps a second scheduled run from even starting.
+
+Scale-out: pass ``dask_address`` (an existing cluster, e.g. "tcp://10.0.0.5:8786") or
+``dask_workers`` (a local cluster of N processes) to run parse and embed tasks on Dask.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger, task, unmapped
+from prefect.cache_policies import NO_CACHE
 from prefect.context import TaskRunContext
+from prefect.tasks import exponential_backoff
 
 from chunkers.model import Chunk
-from flows import pipeline
+from chunkers.sizing import ChunkOptions
+from flows import incremental, pipeline
 from flows.config import IngestConfig
+from indexers.manifest import DocumentRecord
 from indexers.store import IndexStore
 from indexers.vectors import DEFAULT_MODEL, Embedder
 from parsers.options import ParseOptions
+
+EMBED_BATCH = 256  # texts per embed task: big enough to amortise task overhead, a multiple of 32
+IO_RETRIES: dict[str, Any] = {
+    "retries": 3,
+    "retry_delay_seconds": exponential_backoff(backoff_factor=2),  # 2, 4, 8 s
+    "retry_jitter_factor": 0.5,
+}
 
 
 def _parse_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
@@ -32,46 +49,104 @@ def _parse_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str
     except OSError:
         digest.update(b"<unreadable>")
     options: ParseOptions = parameters["options"]
-    return f"docmill-parse-{ref.rel_path}-{digest.hexdigest()}-{options!r}"
+    from docmill import __version__  # another docmill may parse the same bytes differently
+
+    return f"docmill-parse-{__version__}-{ref.rel_path}-{digest.hexdigest()}-{options!r}"
 
 
-@task(retries=2, retry_delay_seconds=[1, 5])
-def discover_task(sources: list[str]) -> list[pipeline.SourceRef]:
-    return pipeline.discover(sources)
+# Big in-memory values (chunks, arrays) pass between the tasks below: NO_CACHE keeps Prefect from
+# hashing them for a cache key nobody uses.
+@task(cache_policy=NO_CACHE, **IO_RETRIES)
+def plan_task(
+    sources: list[str], index: str, config: IngestConfig, full_rebuild: bool
+) -> tuple[incremental.Plan, incremental.PreviousBuild | None]:
+    return pipeline.prepare(IndexStore(index), sources, config, full_rebuild)
 
 
-@task(cache_key_fn=_parse_cache_key, cache_expiration=timedelta(days=30), persist_result=True, retries=1, retry_delay_seconds=2)
+@task(cache_key_fn=_parse_cache_key, cache_expiration=timedelta(days=30), persist_result=True, **IO_RETRIES)
 def parse_task(ref: pipeline.SourceRef, options: ParseOptions) -> pipeline.ParseOutcome:
     return pipeline.parse_file(ref, options)
 
 
-@task
-def chunk_task(outcomes: list[pipeline.ParseOutcome], config: IngestConfig) -> list[Chunk]:
-    chunks = [c for o in outcomes for c in pipeline.chunk_outcome(o, config)]
-    pipeline.check_outcome([o.record for o in outcomes], chunks, config)
-    return chunks
+@task(cache_policy=NO_CACHE)
+def chunk_task(
+    the_plan: incremental.Plan, outcomes: dict[str, pipeline.ParseOutcome], config: IngestConfig
+) -> tuple[list[Chunk], list[DocumentRecord]]:
+    chunks, records = incremental.assemble(the_plan, outcomes, config)
+    pipeline.check_outcome(records, chunks, config)
+    return chunks, records
 
 
-@task
-def embed_task(chunks: list[Chunk], model: str, batch_size: int) -> Any:
-    return pipeline.embed_chunks(chunks, Embedder(model, batch_size=batch_size))
+@functools.cache
+def _embedder(model: str, batch_size: int) -> Embedder:
+    """One model per process (a Dask worker loads it once, not once per task)."""
+    return Embedder(model, batch_size=batch_size)
 
 
-@task(retries=2, retry_delay_seconds=[2, 10])
-def build_and_publish_task(
-    index: str, chunks: list[Chunk], vectors: Any, outcomes: list[pipeline.ParseOutcome], config: IngestConfig, sources: list[str]
+@task(cache_policy=NO_CACHE)
+def embed_task(texts: list[str], model: str, batch_size: int) -> Any:
+    return _embedder(model, batch_size).encode(texts)
+
+
+@task(cache_policy=NO_CACHE, **IO_RETRIES)
+def build_task(
+    index: str, chunks: list[Chunk], vectors: Any, records: list[DocumentRecord], config: IngestConfig, sources: list[str], extra: dict
 ) -> str:
-    store = IndexStore(index)
-    embedding = {"model": config.model, "dim": int(vectors.shape[1]), "normalized": True}
-    folder = pipeline.build_index(store, chunks, vectors, [o.record for o in outcomes], config, sources, embedding)
-    store.publish(folder)
-    store.prune(config.keep_builds)
-    return folder.name
+    embedding = pipeline.embedding_info(config.model, vectors)
+    return str(pipeline.build_index(IndexStore(index), chunks, vectors, records, config, sources, embedding, extra))
 
 
-def _task_runner(dask_address: str | None, dask_workers: int) -> Any:
-    if not dask_address and dask_workers <= 0:
-        return None
+@task(cache_policy=NO_CACHE)
+def gate_task(index: str, folder: str, config: IngestConfig) -> dict[str, Any] | None:
+    embedder = _embedder(config.model, config.batch_size)
+    return pipeline.run_gate(IndexStore(index), Path(folder), config, embedder)
+
+
+@task(cache_policy=NO_CACHE, **IO_RETRIES)
+def publish_task(index: str, folder: str, keep_builds: int) -> None:
+    pipeline.publish(IndexStore(index), Path(folder), keep_builds)
+
+
+def _embed(chunks: list[Chunk], config: IngestConfig, cache: incremental.EmbeddingCache) -> tuple[Any, int]:
+    import numpy as np
+
+    work = incremental.embedding_work(chunks, config.model, cache)
+    batches = [work.texts[i : i + EMBED_BATCH] for i in range(0, len(work.texts), EMBED_BATCH)]
+    if batches:
+        fresh = np.concatenate(embed_task.map(batches, unmapped(config.model), unmapped(config.batch_size)).result())
+    else:  # everything cached: no task, no model
+        fresh = np.zeros((0, 0), dtype=np.float32)
+    return incremental.assemble_vectors(work, cache, fresh), len(work.texts)
+
+
+def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: bool) -> pipeline.IngestReport:
+    """The flow body: tasks wired in order, under the index lock."""
+    started = time.perf_counter()
+    with IndexStore(index).lock(timeout=600):
+        the_plan, previous = plan_task(sources, index, config, full_rebuild)
+        if pipeline.is_noop(the_plan, previous, config, sources):
+            return pipeline.noop_report(the_plan, previous, index, started, {})
+        to_parse = the_plan.to_parse
+        parsed = parse_task.map(to_parse, options=unmapped(config.parse)).result()
+        outcomes = {ref.rel_path: outcome for ref, outcome in zip(to_parse, parsed, strict=True)}
+        chunks, records = chunk_task(the_plan, outcomes, config)
+        cache = previous.cache if previous is not None and not full_rebuild else incremental.EmbeddingCache.empty()
+        vectors, embedded = _embed(chunks, config, cache)
+        extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": embedded}}
+        folder = build_task(index, chunks, vectors, records, config, sources, extra)
+        gate = gate_task(index, folder, config)
+        publish_task(index, folder, config.keep_builds)
+    report = pipeline.make_report(Path(folder).name, index, records, len(chunks), 0.0, {})
+    report.gate = gate
+    return pipeline.with_plan(report, the_plan, embedded, started, published=True)
+
+
+@flow(name="ingest-dask")
+def _ingest_on_dask(sources: list[str], index: str, config: IngestConfig, full_rebuild: bool) -> pipeline.IngestReport:
+    return _run(sources, index, config, full_rebuild)
+
+
+def _dask_runner(dask_address: str | None, dask_workers: int) -> Any:
     from prefect_dask import DaskTaskRunner
 
     if dask_address:
@@ -83,45 +158,49 @@ def _task_runner(dask_address: str | None, dask_workers: int) -> Any:
 def ingest(
     sources: list[str],
     index: str,
+    full_rebuild: bool = False,
     model: str = DEFAULT_MODEL,
     max_tokens: int = 200,
     strict: bool = False,
     keep_builds: int = 3,
+    golden: str | None = None,
+    gate_margin: float = 0.01,
+    dask_address: str | None = None,
+    dask_workers: int = 0,
 ) -> dict[str, Any]:
-    """Index ``sources`` into ``index`` and publish the build atomically; returns the report."""
-    import time
-
-    from chunkers.sizing import ChunkOptions
-
-    started = time.perf_counter()
+    """Index ``sources`` into ``index`` incrementally (``full_rebuild`` re-does everything) and
+    publish the build atomically, after the quality gate if ``golden`` names a query set. Returns
+    the report: added/changed/removed/unchanged/skipped/chunks/seconds/build, plus documents,
+    indexed, parsed, embedded and published. Relative paths resolve against the worker's working directory."""
     logger = get_run_logger()
-    config = IngestConfig(model=model, chunk=ChunkOptions(max_tokens), strict=strict, keep_builds=keep_builds)
-    store = IndexStore(index)
-    with store.lock(timeout=600):
-        refs = discover_task(sources)
-        outcomes = [f.result() for f in parse_task.map(refs, options=unmapped(config.parse))]
-        chunks = chunk_task(outcomes, config)
-        vectors = embed_task(chunks, config.model, config.batch_size)
-        build = build_and_publish_task(index, chunks, vectors, outcomes, config, [str(s) for s in sources])
-    records = [o.record for o in outcomes]
-    report = pipeline.make_report(build, index, records, len(chunks), time.perf_counter() - started, {})
+    config = IngestConfig(
+        model=model,
+        chunk=ChunkOptions(max_tokens),
+        strict=strict,
+        keep_builds=keep_builds,
+        golden=golden,
+        gate_margin=gate_margin,
+    )
+    sources = [str(s) for s in sources]
+    if dask_address or dask_workers > 0:
+        runner = _dask_runner(dask_address, dask_workers)
+        report = _ingest_on_dask.with_options(task_runner=runner)(sources, index, config, full_rebuild)
+    else:
+        report = _run(sources, index, config, full_rebuild)
     for path, reason in report.skipped_files:
         logger.warning("skipped %s: %s", path, reason)
+    if report.gate:
+        logger.info("quality gate: %s", report.gate)
     logger.info(report.summary())
-    return {
-        "build": report.build,
-        "documents": report.documents,
-        "indexed": report.indexed,
-        "skipped": report.skipped,
-        "chunks": report.chunks,
-        "seconds": round(report.seconds, 3),
-    }
+    details = {"documents": report.documents, "indexed": report.indexed, "parsed": report.parsed}
+    return {**report.to_json(), **details, "embedded": report.embedded, "published": report.published}
 
 
-def ingest_with_dask(sources: list[str], index: str, dask_address: str | None = None, dask_workers: int = 2, **kwargs: Any) -> dict[str, Any]:
-    """Run the same flow with parse tasks on a Dask cluster (existing address or local workers)."""
-    runner = _task_runner(dask_address, dask_workers)
-    return ingest.with_options(task_runner=runner)(sources, index, **kwargs)
+def ingest_with_dask(
+    sources: list[str], index: str, dask_address: str | None = None, dask_workers: int = 2, **kwargs: Any
+) -> dict[str, Any]:
+    """The same flow with parse and embed tasks on a Dask cluster (existing address or local workers)."""
+    return ingest(sources, index, dask_address=dask_address, dask_workers=0 if dask_address else dask_workers, **kwargs)
 
 
 if __name__ == "__main__":

@@ -281,25 +281,27 @@ def prepare(
     return incremental.plan(refs, previous, full_rebuild=full_rebuild), previous
 
 
-def gate_and_publish(
-    store: IndexStore, folder: Path, config: IngestConfig, embedder: Embedder | None
-) -> dict[str, Any] | None:
-    """Run the quality gate (if configured), record its result in the new build's manifest, then
-    publish and prune, or raise QualityGateFailed and leave the current build serving."""
-    result = None
-    if config.golden:
-        from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
+def run_gate(store: IndexStore, folder: Path, config: IngestConfig, embedder: Embedder | None) -> dict[str, Any] | None:
+    """The quality gate, if configured: score the new build and the current one on the golden set,
+    record the result in the new build's manifest either way, and raise QualityGateFailed (the
+    current build keeps serving) when the new one is worse by more than the margin."""
+    if not config.golden:
+        return None
+    from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
 
-        gate = evaluate_builds(store, folder, config, embedder)
-        manifest = Manifest.read(folder)
-        manifest.extra[GATE_KEY] = result = gate.to_json()
-        manifest.write(folder)
-        if not gate.passed:
-            raise QualityGateFailed(gate.message() + f"; not published, {gate.current_build} keeps serving")
-        log.info(gate.message())
+    gate = evaluate_builds(store, folder, config, embedder)
+    manifest = Manifest.read(folder)
+    manifest.extra[GATE_KEY] = gate.to_json()
+    manifest.write(folder)
+    if not gate.passed:
+        raise QualityGateFailed(f"{gate.message()}; {folder.name} not published, {gate.current_build} keeps serving")
+    log.info(gate.message())
+    return gate.to_json()
+
+
+def publish(store: IndexStore, folder: Path, keep_builds: int) -> None:
     store.publish(folder)
-    store.prune(config.keep_builds)
-    return result
+    store.prune(keep_builds)
 
 
 def run_ingest(
@@ -326,10 +328,8 @@ def run_ingest(
         t = time.perf_counter()
         the_plan, previous = prepare(store, sources, config, full_rebuild)
         timings["diff"] = time.perf_counter() - t
-        if previous is not None and the_plan.is_noop and settings_match(previous, config, source_names):
-            records = [the_plan.reuse[r.rel_path][0] for r in the_plan.refs]
-            report = make_report(previous.name, index, records, previous.manifest.counts["chunks"], 0.0, timings)
-            return _with_plan(report, the_plan, 0, started, published=False)
+        if is_noop(the_plan, previous, config, source_names):
+            return noop_report(the_plan, previous, index, started, timings)
         t = time.perf_counter()
         to_parse = the_plan.to_parse
         outcomes = {}
@@ -360,13 +360,28 @@ def run_ingest(
             store, chunks, vectors, records, config, source_names, embedding_info(config.model, vectors), extra, progress
         )
         timings["build"] = time.perf_counter() - t
-        gate = gate_and_publish(store, folder, config, embedder)
+        gate = run_gate(store, folder, config, embedder)
+        publish(store, folder, config.keep_builds)
     report = make_report(folder.name, index, records, len(chunks), 0.0, timings)
     report.gate = gate
-    return _with_plan(report, the_plan, len(work.texts), started, published=True)
+    return with_plan(report, the_plan, len(work.texts), started, published=True)
 
 
-def _with_plan(report: IngestReport, the_plan: incremental.Plan, embedded: int, started: float, published: bool) -> IngestReport:
+def is_noop(the_plan: incremental.Plan, previous: incremental.PreviousBuild | None, config: IngestConfig, sources: Sequence[str]) -> bool:
+    """Nothing changed since ``previous`` (same files, same settings): a new build would be a copy."""
+    return previous is not None and the_plan.is_noop and settings_match(previous, config, sources)
+
+
+def noop_report(
+    the_plan: incremental.Plan, previous: incremental.PreviousBuild | None, index: str | Path, started: float, timings: dict[str, float]
+) -> IngestReport:
+    assert previous is not None
+    records = [the_plan.reuse[r.rel_path][0] for r in the_plan.refs]
+    report = make_report(previous.name, index, records, previous.manifest.counts["chunks"], 0.0, timings)
+    return with_plan(report, the_plan, 0, started, published=False)
+
+
+def with_plan(report: IngestReport, the_plan: incremental.Plan, embedded: int, started: float, published: bool) -> IngestReport:
     return dataclasses.replace(
         report,
         added=len(the_plan.added),
