@@ -111,14 +111,15 @@ class IndexStore:
         return sorted(p for p in self.builds_dir.iterdir() if p.is_dir())
 
     def prune(self, keep: int) -> list[Path]:
-        """Remove all but the newest ``keep`` builds, never the current one; also remove incomplete
-        builds (no manifest) newer than the current one: under the lock, those can only be left by a
-        writer that died mid-build. Call under the lock."""
+        """Remove all but the newest ``keep`` builds, never the current one, and every incomplete
+        build (no manifest, while the current build has one): under the lock, such a folder can only
+        be left by a writer that died mid-build. Call under the lock."""
         if keep < 1:
             raise ValueError(f"keep must be >= 1, got {keep}")
         current = self.current_name()
         builds = self.builds()
-        orphans = [p for p in builds if current is not None and p.name > current and not (p / MANIFEST).is_file()]
+        real_index = current is not None and (self.builds_dir / current / MANIFEST).is_file()
+        orphans = [p for p in builds if real_index and p.name != current and not (p / MANIFEST).is_file()]
         kept = [p for p in builds if p not in orphans]
         removed = orphans + [p for p in kept[:-keep] if p.name != current]
         for path in removed:

@@ -22,6 +22,9 @@ def load_fakes():
     return sys.modules["docmill_test_fakes"]
 
 
+load_fakes()  # so tests can `from docmill_test_fakes import HashEmbedder`
+
+
 @pytest.fixture
 def hash_embedder():
     return load_fakes().HashEmbedder()
