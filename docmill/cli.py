@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import sys
@@ -152,6 +153,31 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from docmill.eval import ensure_index, evaluate, format_table, load_beir
+    from docmill.index import Mode, open_index
+    from flows.config import IngestConfig
+
+    modes = [Mode.from_str(m.strip()).value for m in args.modes.split(",") if m.strip()]
+    dataset = load_beir(args.beir, args.split)
+    if args.max_queries:
+        dataset = dataclasses.replace(dataset, queries=dict(list(dataset.queries.items())[: args.max_queries]))
+    index_path = ensure_index(dataset, Path(args.cache), IngestConfig(model=args.model))
+    index = open_index(index_path)
+    report = {
+        "dataset": dataset.name,
+        "split": args.split,
+        "queries": len(dataset.queries),
+        "documents": sum(d.records for d in index.manifest.documents),
+        "modes": evaluate(index, dataset, modes, abstain=args.abstain),
+    }
+    if args.json:
+        _print_json(report)
+    else:
+        print(format_table(report))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="docmill", description="Hybrid (BM25 + vector) document index.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
@@ -194,12 +220,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_inspect)
 
-    try:
-        from docmill.eval_cli import add_eval_command
-    except ImportError:
-        pass
-    else:
-        add_eval_command(sub)
+    p = sub.add_parser("eval", help="score retrieval on a BEIR-format set (nDCG@10, Recall@10/100, MRR@10)")
+    p.add_argument("--beir", required=True, metavar="DIR", help="folder with corpus.jsonl, queries.jsonl, qrels/")
+    p.add_argument("--split", default="test")
+    p.add_argument("--modes", default="bm25,vector,hybrid")
+    p.add_argument("--k", type=int, default=10, help="cut-off shown in the table's nDCG (fixed at 10)")
+    p.add_argument("--abstain", action="store_true", help="let queries abstain (off: abstaining distorts recall)")
+    p.add_argument("--cache", default=".docmill-cache/eval", help="where built indexes are cached")
+    p.add_argument("--model", default="all-MiniLM-L6-v2")
+    p.add_argument("--max-queries", type=int, default=0, help="evaluate only the first N queries (0: all)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
     return parser
 
 

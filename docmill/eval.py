@@ -1,0 +1,152 @@
+"""`docmill eval`: index a BEIR-format corpus through the real ingest path and score retrieval.
+
+Documents are scored at document level: a document's rank is its best chunk's rank. The built
+index is cached under ``cache_dir`` by corpus hash + build configuration, so re-running an eval
+only runs the queries.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docmill.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
+
+DEFAULT_CACHE = Path(".docmill-cache") / "eval"
+
+
+@dataclass(frozen=True)
+class BeirSet:
+    name: str
+    corpus: Path
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+
+
+def load_beir(folder: str | Path, split: str) -> BeirSet:
+    """corpus.jsonl, queries.jsonl and qrels/SPLIT.tsv; only queries with a qrels entry are kept."""
+    root = Path(folder)
+    qrels_path = root / "qrels" / f"{split}.tsv"
+    for path in (root / "corpus.jsonl", root / "queries.jsonl", qrels_path):
+        if not path.is_file():
+            raise FileNotFoundError(f"BEIR folder {root} has no {path.relative_to(root)}")
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_path, encoding="utf-8") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        for row in reader:
+            if not row or row[0] == "query-id":
+                continue
+            qrels.setdefault(row[0], {})[row[1]] = int(row[2])
+    queries = {}
+    with open(root / "queries.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                item = json.loads(line)
+                if str(item["_id"]) in qrels:
+                    queries[str(item["_id"])] = item["text"]
+    return BeirSet(root.name, root / "corpus.jsonl", queries, qrels)
+
+
+def cache_key(corpus: Path, config: Mapping[str, Any]) -> str:
+    digest = hashlib.sha256()
+    with open(corpus, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    digest.update(json.dumps(config, sort_keys=True, default=str).encode())
+    return digest.hexdigest()[:16]
+
+
+def ensure_index(dataset: BeirSet, cache_dir: Path, config: Any = None, embedder: Any = None) -> Path:
+    """The cached index for this corpus + configuration, built through `run_ingest` if missing."""
+    from flows.config import IngestConfig
+    from flows.pipeline import run_ingest
+    from indexers.store import IndexStore
+    from indexers.tokenize import Tokenizer
+
+    config = config or IngestConfig()
+    tokenizer = Tokenizer.from_dict({**Tokenizer().to_dict(), **config.tokenizer})
+    key = cache_key(dataset.corpus, {**config.to_dict(), "tokenizer": tokenizer.to_dict()})
+    index = cache_dir / f"{dataset.name}-{key}"
+    if IndexStore(index).current_name() is None:
+        run_ingest([dataset.corpus], index, config, embedder=embedder)
+    return index
+
+
+@dataclass
+class ModeResult:
+    ndcg10: list[float] = field(default_factory=list)
+    recall10: list[float] = field(default_factory=list)
+    recall100: list[float] = field(default_factory=list)
+    mrr10: list[float] = field(default_factory=list)
+    abstained: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float]:
+        n = max(len(self.ndcg10), 1)
+        return {
+            "ndcg@10": sum(self.ndcg10) / n,
+            "recall@10": sum(self.recall10) / n,
+            "recall@100": sum(self.recall100) / n,
+            "mrr@10": sum(self.mrr10) / n,
+            "abstained": self.abstained / n,
+            "p50_ms": percentile(self.latencies_ms, 50),
+        }
+
+
+def document_ranking(doc_ids: Sequence[str], depth: int = 100) -> list[str]:
+    """Chunk-level doc ids in rank order -> distinct documents by their best chunk."""
+    seen: dict[str, None] = {}
+    for doc in doc_ids:
+        seen.setdefault(doc, None)
+        if len(seen) >= depth:
+            break
+    return list(seen)
+
+
+def evaluate(
+    index: Any,
+    dataset: BeirSet,
+    modes: Sequence[str] = ("bm25", "vector", "hybrid"),
+    abstain: bool = False,
+    chunk_depth: int = 300,
+    search_options: Mapping[str, Any] | None = None,
+) -> dict[str, dict[str, float]]:
+    results: dict[str, ModeResult] = {m: ModeResult() for m in modes}
+    options = dict(search_options or {})
+    if modes and any(m != "bm25" for m in modes) and dataset.queries:
+        index.search(next(iter(dataset.queries.values())), k=1, mode="vector")  # load the model off the clock
+    for qid, text in dataset.queries.items():
+        qrels = dataset.qrels[qid]
+        for mode in modes:
+            started = time.perf_counter()
+            result = index.search(text, k=chunk_depth, fetch_k=chunk_depth, mode=mode, abstain=abstain, **options)
+            elapsed = (time.perf_counter() - started) * 1000
+            ranked = document_ranking([h.chunk.doc_id for h in result.hits])
+            r = results[mode]
+            r.latencies_ms.append(elapsed)
+            r.abstained += int(result.abstained)
+            r.ndcg10.append(ndcg_at_k(ranked, qrels, 10))
+            r.recall10.append(recall_at_k(ranked, qrels, 10))
+            r.recall100.append(recall_at_k(ranked, qrels, 100))
+            r.mrr10.append(mrr_at_k(ranked, qrels, 10))
+    return {m: r.summary() for m, r in results.items()}
+
+
+def format_table(report: Mapping[str, Any]) -> str:
+    lines = [
+        f"{report['dataset']} ({report['split']}): {report['queries']} queries, {report['documents']} documents",
+        "| mode | nDCG@10 | Recall@10 | Recall@100 | MRR@10 | abstained | p50 ms |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for mode, m in report["modes"].items():
+        lines.append(
+            f"| {mode} | {m['ndcg@10']:.4f} | {m['recall@10']:.4f} | {m['recall@100']:.4f} | "
+            f"{m['mrr@10']:.4f} | {m['abstained']:.1%} | {m['p50_ms']:.1f} |"
+        )
+    return "\n".join(lines)
