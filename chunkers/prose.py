@@ -34,7 +34,10 @@ def _units(block: Block, max_tokens: int) -> list[Block]:
         return [block]
     joiner = "" if _mostly_cjk(block.text) else " "
     parts = pack(split_sentences(block.text), max_tokens, joiner=joiner)
-    return [Block(kind=block.kind, text=p, heading_path=block.heading_path, page=block.page, lines=block.lines) for p in parts]
+    return [
+        Block(kind=block.kind, text=p, heading_path=block.heading_path, page=block.page, lines=block.lines)
+        for p in parts
+    ]
 
 
 def _mostly_cjk(text: str) -> bool:

@@ -50,5 +50,7 @@ def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
         elif block.lines:
             lines = block.lines
         # A table merged across pages records its last page in metadata["page_end"].
-        pages = (block.page, int(block.metadata.get("page_end", block.page))) if block.page is not None else None
+        pages = (
+            (block.page, int(block.metadata.get("page_end", block.page))) if block.page is not None else None
+        )
         yield Piece(text=text, heading_path=block.heading_path, pages=pages, lines=lines)

@@ -29,11 +29,13 @@ def _print_json(data: Any) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from chunkers.sizing import ChunkOptions
     from flows.config import IngestConfig
     from flows.pipeline import run_ingest
-    from chunkers.sizing import ChunkOptions
 
-    config = IngestConfig(model=args.model, chunk=ChunkOptions(args.max_tokens), strict=args.strict, keep_builds=args.keep)
+    config = IngestConfig(
+        model=args.model, chunk=ChunkOptions(args.max_tokens), strict=args.strict, keep_builds=args.keep
+    )
     progress = _progress if sys.stderr.isatty() and not args.json else None
     report = run_ingest(args.sources, args.index, config, progress=progress)
     if args.json:
@@ -76,8 +78,13 @@ def cmd_query(args: argparse.Namespace) -> int:
 
     index = open_index(args.index)
     result = index.search(
-        args.text, k=args.k, mode=args.mode, fetch_k=args.fetch_k, rrf_k=args.rrf_k,
-        filters=_filters(args.filter) or None, abstain=not args.no_abstain,
+        args.text,
+        k=args.k,
+        mode=args.mode,
+        fetch_k=args.fetch_k,
+        rrf_k=args.rrf_k,
+        filters=_filters(args.filter) or None,
+        abstain=not args.no_abstain,
     )
     if args.json:
         _print_json(result.to_json())
@@ -106,7 +113,11 @@ def cmd_parse(args: argparse.Namespace) -> int:
     for doc in docs:
         print(f"# {doc.doc_id} ({doc.parser}, {len(doc.blocks)} blocks)")
         for block in doc.blocks:
-            where = f"p.{block.page}" if block.page else (f"L{block.lines[0]}-{block.lines[1]}" if block.lines else "")
+            where = (
+                f"p.{block.page}"
+                if block.page
+                else (f"L{block.lines[0]}-{block.lines[1]}" if block.lines else "")
+            )
             label = " > ".join(block.heading_path)
             print(f"- {block.kind:9} {where:12} {label}")
             print("  " + block.text[:200].replace("\n", "\n  "))
@@ -141,7 +152,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(manifest.to_json())
         return EXIT_OK
-    print(f"index {args.index}: build {build.name} (schema {manifest.schema_version}, docmill {manifest.docmill_version})")
+    print(
+        f"index {args.index}: build {build.name} "
+        f"(schema {manifest.schema_version}, docmill {manifest.docmill_version})"
+    )
     print(f"created {manifest.created_at} from {', '.join(manifest.sources)}")
     print(f"embedding {manifest.embedding}")
     print(f"tokenizer {manifest.tokenizer}; bm25 {manifest.bm25}; chunker {manifest.chunker}")
@@ -161,7 +175,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     modes = [Mode.from_str(m.strip()).value for m in args.modes.split(",") if m.strip()]
     dataset = load_beir(args.beir, args.split)
     if args.max_queries:
-        dataset = dataclasses.replace(dataset, queries=dict(list(dataset.queries.items())[: args.max_queries]))
+        dataset = dataclasses.replace(
+            dataset, queries=dict(list(dataset.queries.items())[: args.max_queries])
+        )
     index_path = ensure_index(dataset, Path(args.cache), IngestConfig(model=args.model))
     index = open_index(index_path)
     report = {
@@ -189,7 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="all-MiniLM-L6-v2", help="sentence-transformers model name or path")
     p.add_argument("--max-tokens", type=int, default=200)
     p.add_argument("--keep", type=int, default=3, help="builds to keep")
-    p.add_argument("--strict", action="store_true", help="fail (exit 1, publish nothing) if any file is skipped")
+    p.add_argument(
+        "--strict", action="store_true", help="fail (exit 1, publish nothing) if any file is skipped"
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 
@@ -200,13 +218,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", default="hybrid", help="hybrid, bm25 or vector")
     p.add_argument("--fetch-k", type=int, default=100)
     p.add_argument("--rrf-k", type=float, default=60.0)
-    p.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
-                   help="path=GLOB, kind=text|table|code, language=L, pages=A-B, metadata.KEY=V (repeatable)")
+    p.add_argument(
+        "--filter",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="path=GLOB, kind=text|table|code, language=L, pages=A-B, metadata.KEY=V (repeatable)",
+    )
     p.add_argument("--no-abstain", action="store_true", help="always return the best hits")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_query)
 
-    for name, func, text in (("parse", cmd_parse, "show a file's parsed blocks"), ("chunk", cmd_chunk, "show a file's chunks")):
+    for name, func, text in (
+        ("parse", cmd_parse, "show a file's parsed blocks"),
+        ("chunk", cmd_chunk, "show a file's chunks"),
+    ):
         p = sub.add_parser(name, help=text)
         p.add_argument("file")
         p.add_argument("--json", action="store_true")
@@ -221,11 +247,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_inspect)
 
     p = sub.add_parser("eval", help="score retrieval on a BEIR-format set (nDCG@10, Recall@10/100, MRR@10)")
-    p.add_argument("--beir", required=True, metavar="DIR", help="folder with corpus.jsonl, queries.jsonl, qrels/")
+    p.add_argument(
+        "--beir", required=True, metavar="DIR", help="folder with corpus.jsonl, queries.jsonl, qrels/"
+    )
     p.add_argument("--split", default="test")
     p.add_argument("--modes", default="bm25,vector,hybrid")
     p.add_argument("--k", type=int, default=10, help="cut-off shown in the table's nDCG (fixed at 10)")
-    p.add_argument("--abstain", action="store_true", help="let queries abstain (off: abstaining distorts recall)")
+    p.add_argument(
+        "--abstain", action="store_true", help="let queries abstain (off: abstaining distorts recall)"
+    )
     p.add_argument("--cache", default=".docmill-cache/eval", help="where built indexes are cached")
     p.add_argument("--model", default="all-MiniLM-L6-v2")
     p.add_argument("--max-queries", type=int, default=0, help="evaluate only the first N queries (0: all)")
@@ -237,7 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
     from flows.pipeline import IngestError
     from indexers.manifest import ManifestError
     from indexers.store import IndexLocked, NoIndex
@@ -246,7 +278,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(args.func(args))
-    except (IngestError, ManifestError, NoIndex, IndexLocked, ModelUnavailable, SkipFile, FileNotFoundError, ValueError) as exc:
+    except (
+        IngestError,
+        ManifestError,
+        NoIndex,
+        IndexLocked,
+        ModelUnavailable,
+        SkipFile,
+        FileNotFoundError,
+        ValueError,
+    ) as exc:
         print(f"docmill {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except BrokenPipeError:  # output piped into `head` and closed early

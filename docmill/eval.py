@@ -125,7 +125,9 @@ def evaluate(
         qrels = dataset.qrels[qid]
         for mode in modes:
             started = time.perf_counter()
-            result = index.search(text, k=chunk_depth, fetch_k=chunk_depth, mode=mode, abstain=abstain, **options)
+            result = index.search(
+                text, k=chunk_depth, fetch_k=chunk_depth, mode=mode, abstain=abstain, **options
+            )
             elapsed = (time.perf_counter() - started) * 1000
             ranked = document_ranking([h.chunk.doc_id for h in result.hits])
             r = results[mode]
@@ -140,7 +142,8 @@ def evaluate(
 
 def format_table(report: Mapping[str, Any]) -> str:
     lines = [
-        f"{report['dataset']} ({report['split']}): {report['queries']} queries, {report['documents']} documents",
+        f"{report['dataset']} ({report['split']}): "
+        f"{report['queries']} queries, {report['documents']} documents",
         "| mode | nDCG@10 | Recall@10 | Recall@100 | MRR@10 | abstained | p50 ms |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]

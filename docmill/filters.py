@@ -42,7 +42,9 @@ def _matches(chunk: Chunk, filters: Mapping[str, Any]) -> bool:
 def validate(filters: Mapping[str, Any]) -> None:
     unknown = set(filters) - set(FILTER_KEYS)
     if unknown:
-        raise ValueError(f"unknown filter(s) {', '.join(sorted(unknown))}; expected any of: {', '.join(FILTER_KEYS)}")
+        raise ValueError(
+            f"unknown filter(s) {', '.join(sorted(unknown))}; expected any of: {', '.join(FILTER_KEYS)}"
+        )
     if "pages" in filters:
         pages = filters["pages"]
         if not (isinstance(pages, Sequence) and len(pages) == 2 and pages[0] <= pages[1]):

@@ -20,7 +20,12 @@ from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
 from indexers.vectors import Embedder, ModelUnavailable, load_faiss, model_available, search_faiss
 
-CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE, BM25_DIR = "chunks.jsonl", "chunk_offsets.npy", "vectors.faiss", "bm25"
+CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE, BM25_DIR = (
+    "chunks.jsonl",
+    "chunk_offsets.npy",
+    "vectors.faiss",
+    "bm25",
+)
 # A query whose word pieces are mostly unknown to the embedding model gets no vector side: its
 # vector would be noise (e.g. Chinese under the English-only default model).
 MAX_QUERY_UNKNOWN_SHARE = 0.3
@@ -39,7 +44,9 @@ class Mode(enum.StrEnum):
         try:
             return cls(value)
         except ValueError:
-            raise ValueError(f"unknown mode {value!r}; expected one of: {', '.join(m.value for m in cls)}") from None
+            raise ValueError(
+                f"unknown mode {value!r}; expected one of: {', '.join(m.value for m in cls)}"
+            ) from None
 
 
 class HybridIndex:
@@ -110,7 +117,9 @@ class HybridIndex:
         if mode in (Mode.VECTOR, Mode.HYBRID):
             share = self.query_unknown_share(query) if mode is Mode.HYBRID else 0.0
             if share > MAX_QUERY_UNKNOWN_SHARE:
-                notes.append(f"vector side skipped: {share:.0%} of the query is unknown to the embedding model")
+                notes.append(
+                    f"vector side skipped: {share:.0%} of the query is unknown to the embedding model"
+                )
             else:
                 results["vector"] = self._vector(query, fetch_k, allowed)
         if abstain:
@@ -141,16 +150,28 @@ class HybridIndex:
         hits = []
         for item in ranking[:k]:
             ranks: dict[str, int | None] = {name: item.ranks.get(name) for name in ("bm25", "vector")}
-            scores: dict[str, float | None] = {name: raw.get(name, {}).get(item.row) for name in ("bm25", "vector")}
+            scores: dict[str, float | None] = {
+                name: raw.get(name, {}).get(item.row) for name in ("bm25", "vector")
+            }
             score = item.score if fused else next(s for s in scores.values() if s is not None)
-            hits.append(Hit(self.chunks[item.row], score, ranks, scores, explain(ranks, scores, item.score if fused else None)))
+            hits.append(
+                Hit(
+                    self.chunks[item.row],
+                    score,
+                    ranks,
+                    scores,
+                    explain(ranks, scores, item.score if fused else None),
+                )
+            )
         return hits
 
     def close(self) -> None:
         self.chunks.close()
 
 
-def open_index(path: str | Path, embedder: Embedder | None = None, verify_checksums: bool = False) -> HybridIndex:
+def open_index(
+    path: str | Path, embedder: Embedder | None = None, verify_checksums: bool = False
+) -> HybridIndex:
     """Open the current build of an index folder. Refuses, with a message saying what to do, a
     folder with no build, another schema version, missing or resized files, or a model that is not
     available here."""
@@ -164,4 +185,3 @@ def open_index(path: str | Path, embedder: Embedder | None = None, verify_checks
     if embedder is not None and embedder.model_name != model:
         raise ManifestError(f"index {root} was embedded with {model!r}, not {embedder.model_name!r}")
     return HybridIndex(root, build, manifest, embedder)
-

@@ -99,7 +99,8 @@ class Manifest:
     def record_files(self, folder: Path, names: list[str]) -> None:
         """Size and checksum of each build file (paths relative to the build folder)."""
         self.files = {
-            name: {"bytes": (folder / name).stat().st_size, "sha256": file_sha256(folder / name)} for name in names
+            name: {"bytes": (folder / name).stat().st_size, "sha256": file_sha256(folder / name)}
+            for name in names
         }
 
     def verify_files(self, folder: Path, checksums: bool = False) -> None:

@@ -34,7 +34,9 @@ def resolve_model(name: str) -> str:
         try:
             module = __import__(package)
         except ImportError as exc:
-            raise ModelUnavailable(f"model {name!r} needs the package {package.replace('_', '-')!r}: {exc}") from exc
+            raise ModelUnavailable(
+                f"model {name!r} needs the package {package.replace('_', '-')!r}: {exc}"
+            ) from exc
         return str(module.get_model_path())
     if Path(name).expanduser().is_dir():
         return str(Path(name).expanduser().resolve())
@@ -73,7 +75,9 @@ class Embedder:
                 try:
                     self._model = SentenceTransformer(path, device=self.device)
                 except OSError as exc:
-                    raise ModelUnavailable(f"cannot load embedding model {self.model_name!r} from {path!r}: {exc}") from exc
+                    raise ModelUnavailable(
+                        f"cannot load embedding model {self.model_name!r} from {path!r}: {exc}"
+                    ) from exc
         return self._model
 
     @property
@@ -142,7 +146,9 @@ def load_faiss(path: Path, mmap: bool = True) -> Any:
         return faiss.read_index(str(path))
 
 
-def search_faiss(index: Any, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+def search_faiss(
+    index: Any, query: np.ndarray, k: int, allowed: np.ndarray | None = None
+) -> list[tuple[int, float]]:
     """Top ``k`` (row, cosine) pairs; ``allowed`` (bool mask over rows) is applied inside the search,
     so a filtered query still gets k hits when k rows are allowed."""
     import faiss

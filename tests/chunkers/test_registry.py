@@ -7,7 +7,9 @@ from parsers.model import Block, ParsedDocument, Table
 
 
 def _doc(*blocks, title=None, path="guide/install.md"):
-    return ParsedDocument(doc_id=path, path=path, parser="test", sha256="0", blocks=tuple(blocks), title=title)
+    return ParsedDocument(
+        doc_id=path, path=path, parser="test", sha256="0", blocks=tuple(blocks), title=title
+    )
 
 
 def test_prose_chunk_carries_heading_path_and_line_range():
@@ -29,7 +31,10 @@ def test_prose_chunk_carries_heading_path_and_line_range():
 def test_sections_are_never_mixed_and_long_text_splits_at_sentences():
     a, b = ("Doc", "A"), ("Doc", "B")
     long = " ".join(f"Sentence {i} talks about topic {i}." for i in range(60))
-    doc = _doc(Block("paragraph", long, heading_path=a, lines=(1, 3)), Block("paragraph", "Short.", heading_path=b, lines=(5, 5)))
+    doc = _doc(
+        Block("paragraph", long, heading_path=a, lines=(1, 3)),
+        Block("paragraph", "Short.", heading_path=b, lines=(5, 5)),
+    )
     chunks = chunk_document(doc, ChunkOptions(max_tokens=50))
     assert [c.heading_path for c in chunks].count(b) == 1
     a_chunks = [c for c in chunks if c.heading_path == a]
@@ -71,8 +76,15 @@ def test_large_table_repeats_title_and_header_on_every_chunk():
 def test_code_chunk_has_path_context_and_signature_on_every_part():
     body = "\n".join(f"    total += step_{i}(value)" for i in range(80))
     text = f"def accumulate(value):\n    total = 0\n{body}\n    return total"
-    block = Block("code", text, lines=(10, 10 + text.count("\n")), language="python", symbol="Acc.accumulate",
-                  signature="def accumulate(value):", context=("class Acc:",))
+    block = Block(
+        "code",
+        text,
+        lines=(10, 10 + text.count("\n")),
+        language="python",
+        symbol="Acc.accumulate",
+        signature="def accumulate(value):",
+        context=("class Acc:",),
+    )
     chunks = chunk_document(_doc(block, path="pkg/acc.py"), ChunkOptions(max_tokens=120))
     assert len(chunks) > 1
     for c in chunks:

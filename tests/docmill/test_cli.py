@@ -29,7 +29,18 @@ def test_query_json_shape(cli_index, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["abstained"] is False and len(out["hits"]) == 2
     hit = out["hits"][0]
-    assert set(hit) >= {"chunk_id", "score", "path", "kind", "heading_path", "page", "lines", "text", "explain", "ranks"}
+    assert set(hit) >= {
+        "chunk_id",
+        "score",
+        "path",
+        "kind",
+        "heading_path",
+        "page",
+        "lines",
+        "text",
+        "explain",
+        "ranks",
+    }
     assert set(hit["ranks"]) == {"bm25", "vector"}
     assert hit["path"] == "proj/src/cache.py"
 
@@ -41,7 +52,21 @@ def test_query_abstains_in_json(cli_index, capsys):
 
 
 def test_query_with_filter_and_text_output(cli_index, capsys):
-    assert main(["query", str(cli_index), "windows admin rights", "--mode", "bm25", "--filter", "kind=table", "--no-abstain"]) == 0
+    assert (
+        main(
+            [
+                "query",
+                str(cli_index),
+                "windows admin rights",
+                "--mode",
+                "bm25",
+                "--filter",
+                "kind=table",
+                "--no-abstain",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.startswith("[1] proj/guide/install.md > Guide > Platforms")
     assert "bm25#1(" in out

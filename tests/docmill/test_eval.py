@@ -8,9 +8,17 @@ import docmill
 from docmill.eval import document_ranking, ensure_index, evaluate, format_table, load_beir
 
 CORPUS = [
-    {"_id": "d1", "title": "Volcanoes", "text": "Basaltic lava flows from shield volcanoes such as Mauna Loa."},
+    {
+        "_id": "d1",
+        "title": "Volcanoes",
+        "text": "Basaltic lava flows from shield volcanoes such as Mauna Loa.",
+    },
     {"_id": "d2", "title": "Glaciers", "text": "Glaciers carve U-shaped valleys as the ice moves downhill."},
-    {"_id": "d3", "title": "Coral reefs", "text": "Coral bleaching happens when warm water drives algae out of the coral."},
+    {
+        "_id": "d3",
+        "title": "Coral reefs",
+        "text": "Coral bleaching happens when warm water drives algae out of the coral.",
+    },
 ]
 QUERIES = [
     {"_id": "q1", "text": "which volcanoes produce basaltic lava"},

@@ -5,8 +5,17 @@ from docmill.filters import mask
 
 
 def _chunk(i, path, kind="text", language=None, pages=None, metadata=None):
-    return Chunk(id=str(i), doc_id=path, path=path, kind=kind, text="t", index_text="t", pages=pages,
-                 language=language, metadata=metadata or {})
+    return Chunk(
+        id=str(i),
+        doc_id=path,
+        path=path,
+        kind=kind,
+        text="t",
+        index_text="t",
+        pages=pages,
+        language=language,
+        metadata=metadata or {},
+    )
 
 
 CHUNKS = [

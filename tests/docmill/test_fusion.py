@@ -30,7 +30,7 @@ def test_rrf_ties_break_on_best_single_rank_then_row():
     fused = rrf({"bm25": [5], "vector": [7]})
     assert [f.row for f in fused] == [5, 7]
     fused = rrf({"a": [1, 2], "b": [3, 2]}, rrf_k=0)
-    # row 2: 1/2 + 1/2 = 1.0 ; row 1: 1/1 = 1.0 ; row 3: 1.0 -> best single rank: rows 1 and 3 (rank 1) before 2
+    # rows 1, 2, 3 all score 1.0; rows 1 and 3 have a rank-1 vote, row 2 only rank 2
     assert [f.row for f in fused] == [1, 3, 2]
 
 

@@ -10,8 +10,13 @@ HEAVY = ["prefect", "pdfplumber", "tree_sitter", "rapidocr", "sentence_transform
 
 def _modules_after(code: str) -> dict:
     script = code + f"\nimport sys, json\nprint(json.dumps({{m: m in sys.modules for m in {HEAVY!r}}}))"
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -21,10 +26,14 @@ def test_import_docmill_loads_nothing_heavy():
 
 
 def test_bm25_query_loads_no_model_and_vector_query_loads_it(small_index):
-    bm25 = _modules_after(f"import docmill\nidx = docmill.open_index({str(small_index)!r})\n"
-                          "assert idx.search('install linux', mode='bm25').hits")
+    bm25 = _modules_after(
+        f"import docmill\nidx = docmill.open_index({str(small_index)!r})\n"
+        "assert idx.search('install linux', mode='bm25').hits"
+    )
     assert not any(bm25.values()), bm25
-    vec = _modules_after(f"import docmill\nidx = docmill.open_index({str(small_index)!r})\n"
-                         "assert idx.search('install linux', mode='vector').hits")
+    vec = _modules_after(
+        f"import docmill\nidx = docmill.open_index({str(small_index)!r})\n"
+        "assert idx.search('install linux', mode='vector').hits"
+    )
     assert vec["sentence_transformers"] and vec["faiss"]
     assert not (vec["prefect"] or vec["pdfplumber"] or vec["tree_sitter"] or vec["rapidocr"]), vec

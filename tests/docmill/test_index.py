@@ -16,7 +16,11 @@ def index(small_index, embedder):
 
 @pytest.mark.parametrize("mode", ["bm25", "vector", "hybrid"])
 def test_each_mode_finds_the_linux_install_section(index, mode):
-    result = index.search("which folder does the installer place the daemon in, and does it register a systemd unit", k=3, mode=mode)
+    result = index.search(
+        "which folder does the installer place the daemon in, and does it register a systemd unit",
+        k=3,
+        mode=mode,
+    )
     top = result.hits[0]
     assert top.chunk.path == "proj/guide/install.md"
     assert top.chunk.heading_path == ("Guide", "Install", "Linux")
