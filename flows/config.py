@@ -36,14 +36,19 @@ class IngestConfig:
         if self.batch_size < 1 or self.keep_builds < 1:
             raise ValueError("batch_size and keep_builds must be >= 1")
         if not 0 <= self.gate_margin <= 1:
-            raise ValueError(f"gate_margin must be within [0, 1] (an nDCG difference), got {self.gate_margin}")
+            raise ValueError(
+                f"gate_margin must be within [0, 1] (an nDCG difference), got {self.gate_margin}"
+            )
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> IngestConfig:
         known = {f.name for f in fields(cls)}
         unknown = set(values) - known
         if unknown:
-            raise ValueError(f"unknown ingest option(s): {', '.join(sorted(unknown))}; expected: {', '.join(sorted(known))}")
+            raise ValueError(
+                f"unknown ingest option(s): {', '.join(sorted(unknown))}; "
+                f"expected: {', '.join(sorted(known))}"
+            )
         data = dict(values)
         if isinstance(data.get("chunk"), Mapping):
             data["chunk"] = ChunkOptions(**data["chunk"])

@@ -61,7 +61,9 @@ def load_golden(path: str | Path) -> list[GoldenQuery]:
                 continue
             row = json.loads(line)
             if "query" not in row or not row.get("expected_paths"):
-                raise ValueError(f"{path}:{number}: expected {{'query', 'expected_paths': [...]}}, got {sorted(row)}")
+                raise ValueError(
+                    f"{path}:{number}: expected {{'query', 'expected_paths': [...]}}, got {sorted(row)}"
+                )
             queries.append(GoldenQuery(row["query"], {p: 1.0 for p in row["expected_paths"]}))
     if not queries:
         raise ValueError(f"{path} holds no golden queries")
@@ -76,7 +78,9 @@ def _load_beir(folder: Path) -> list[GoldenQuery]:
                 row = json.loads(line)
                 texts[str(row["_id"])] = row["text"]
     qrels_dir = folder / "qrels"
-    qrels_file = qrels_dir / "test.tsv" if (qrels_dir / "test.tsv").is_file() else min(qrels_dir.glob("*.tsv"))
+    qrels_file = (
+        qrels_dir / "test.tsv" if (qrels_dir / "test.tsv").is_file() else min(qrels_dir.glob("*.tsv"))
+    )
     gains: dict[str, dict[str, float]] = {}
     with open(qrels_file, encoding="utf-8", newline="") as handle:
         for row in csv.reader(handle, delimiter="\t"):

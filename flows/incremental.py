@@ -113,7 +113,9 @@ class PreviousBuild:
         self._records = {r.path: r for r in self.manifest.documents}
 
 
-def load_previous(store: IndexStore, config: IngestConfig, chunks_file: str, embeddings_file: str) -> PreviousBuild | None:
+def load_previous(
+    store: IndexStore, config: IngestConfig, chunks_file: str, embeddings_file: str
+) -> PreviousBuild | None:
     """The current build, or None when there is none or it cannot be trusted (then the caller does a
     full build; a damaged build is never reused)."""
     try:
@@ -132,7 +134,9 @@ def load_previous(store: IndexStore, config: IngestConfig, chunks_file: str, emb
             for line in handle:
                 chunk = Chunk.from_json(json.loads(line))
                 chunks_by_path.setdefault(chunk.path, []).append(chunk)
-    return PreviousBuild(folder.name, manifest, reusable, chunks_by_path, EmbeddingCache.load(folder, embeddings_file))
+    return PreviousBuild(
+        folder.name, manifest, reusable, chunks_by_path, EmbeddingCache.load(folder, embeddings_file)
+    )
 
 
 @dataclass
@@ -154,8 +158,10 @@ class Plan:
 
     @property
     def is_noop(self) -> bool:
-        return self.previous is not None and not (self.added or self.changed or self.removed) and len(self.reuse) == len(
-            self.refs
+        return (
+            self.previous is not None
+            and not (self.added or self.changed or self.removed)
+            and len(self.reuse) == len(self.refs)
         )
 
     def summary(self) -> dict[str, Any]:

@@ -90,10 +90,18 @@ def embed_task(texts: list[str], model: str, batch_size: int) -> Any:
 
 @task(cache_policy=NO_CACHE, **IO_RETRIES)
 def build_task(
-    index: str, chunks: list[Chunk], vectors: Any, records: list[DocumentRecord], config: IngestConfig, sources: list[str], extra: dict
+    index: str,
+    chunks: list[Chunk],
+    vectors: Any,
+    records: list[DocumentRecord],
+    config: IngestConfig,
+    sources: list[str],
+    extra: dict,
 ) -> str:
     embedding = pipeline.embedding_info(config.model, vectors)
-    return str(pipeline.build_index(IndexStore(index), chunks, vectors, records, config, sources, embedding, extra))
+    return str(
+        pipeline.build_index(IndexStore(index), chunks, vectors, records, config, sources, embedding, extra)
+    )
 
 
 @task(cache_policy=NO_CACHE)
@@ -113,7 +121,9 @@ def _embed(chunks: list[Chunk], config: IngestConfig, cache: incremental.Embeddi
     work = incremental.embedding_work(chunks, config.model, cache)
     batches = [work.texts[i : i + EMBED_BATCH] for i in range(0, len(work.texts), EMBED_BATCH)]
     if batches:
-        fresh = np.concatenate(embed_task.map(batches, unmapped(config.model), unmapped(config.batch_size)).result())
+        fresh = np.concatenate(
+            embed_task.map(batches, unmapped(config.model), unmapped(config.batch_size)).result()
+        )
     else:  # everything cached: no task, no model
         fresh = np.zeros((0, 0), dtype=np.float32)
     return incremental.assemble_vectors(work, cache, fresh), len(work.texts)
@@ -130,7 +140,11 @@ def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: boo
         parsed = parse_task.map(to_parse, options=unmapped(config.parse)).result()
         outcomes = {ref.rel_path: outcome for ref, outcome in zip(to_parse, parsed, strict=True)}
         chunks, records = chunk_task(the_plan, outcomes, config)
-        cache = previous.cache if previous is not None and not full_rebuild else incremental.EmbeddingCache.empty()
+        cache = (
+            previous.cache
+            if previous is not None and not full_rebuild
+            else incremental.EmbeddingCache.empty()
+        )
         vectors, embedded = _embed(chunks, config, cache)
         extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": embedded}}
         folder = build_task(index, chunks, vectors, records, config, sources, extra)
@@ -142,7 +156,9 @@ def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: boo
 
 
 @flow(name="ingest-dask")
-def _ingest_on_dask(sources: list[str], index: str, config: IngestConfig, full_rebuild: bool) -> pipeline.IngestReport:
+def _ingest_on_dask(
+    sources: list[str], index: str, config: IngestConfig, full_rebuild: bool
+) -> pipeline.IngestReport:
     return _run(sources, index, config, full_rebuild)
 
 
@@ -151,7 +167,9 @@ def _dask_runner(dask_address: str | None, dask_workers: int) -> Any:
 
     if dask_address:
         return DaskTaskRunner(address=dask_address)
-    return DaskTaskRunner(cluster_kwargs={"n_workers": dask_workers, "threads_per_worker": 1, "processes": True})
+    return DaskTaskRunner(
+        cluster_kwargs={"n_workers": dask_workers, "threads_per_worker": 1, "processes": True}
+    )
 
 
 @flow(name="ingest", log_prints=True)
@@ -200,7 +218,9 @@ def ingest_with_dask(
     sources: list[str], index: str, dask_address: str | None = None, dask_workers: int = 2, **kwargs: Any
 ) -> dict[str, Any]:
     """The same flow with parse and embed tasks on a Dask cluster (existing address or local workers)."""
-    return ingest(sources, index, dask_address=dask_address, dask_workers=0 if dask_address else dask_workers, **kwargs)
+    return ingest(
+        sources, index, dask_address=dask_address, dask_workers=0 if dask_address else dask_workers, **kwargs
+    )
 
 
 if __name__ == "__main__":

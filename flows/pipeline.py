@@ -91,9 +91,9 @@ class IngestReport:
     def summary(self) -> str:
         action = "published" if self.published else "nothing changed, kept"
         return (
-            f"{self.indexed} indexed, {self.skipped} skipped of {self.documents} files "
-            f"({self.added} added, {self.changed} changed, {self.removed} removed, {self.unchanged} unchanged); "
-            f"{self.chunks} chunks ({self.embedded} embedded); {self.seconds:.1f} s; {action} build {self.build}"
+            f"{self.indexed} indexed, {self.skipped} skipped of {self.documents} files ({self.added} added, "
+            f"{self.changed} changed, {self.removed} removed, {self.unchanged} unchanged); {self.chunks} "
+            f"chunks ({self.embedded} embedded); {self.seconds:.1f} s; {action} build {self.build}"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -169,7 +169,9 @@ def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
         return ParseOutcome(record)
     record.records = len(docs)
     if len(docs) == 1 and docs[0].metadata:
-        record.metadata = {k: v for k, v in docs[0].metadata.items() if isinstance(v, str | int | float | bool)}
+        record.metadata = {
+            k: v for k, v in docs[0].metadata.items() if isinstance(v, str | int | float | bool)
+        }
     return ParseOutcome(record, docs)
 
 
@@ -220,7 +222,9 @@ def build_index(
     bm25.save(folder / BM25_DIR, tokenizer=tokenizer.to_dict())
     _step(progress, steps, "bm25")
     np.save(folder / EMBEDDINGS_FILE, vectors.astype(np.float32), allow_pickle=False)
-    incremental.save_embedding_keys(folder, [incremental.embedding_key(config.model, c.index_text) for c in chunks])
+    incremental.save_embedding_keys(
+        folder, [incremental.embedding_key(config.model, c.index_text) for c in chunks]
+    )
     save_faiss(build_faiss(vectors), folder / VECTORS_FILE)
     _step(progress, steps, "vectors")
     from docmill import __version__
@@ -235,7 +239,12 @@ def build_index(
         tokenizer=tokenizer.to_dict(),
         bm25={"k1": config.k1, "b": config.b},
         chunker={"max_tokens": config.chunk.max_tokens, "token_count": "estimate-v1"},
-        counts={"documents": len(records), "indexed": indexed, "skipped": len(records) - indexed, "chunks": len(chunks)},
+        counts={
+            "documents": len(records),
+            "indexed": indexed,
+            "skipped": len(records) - indexed,
+            "chunks": len(chunks),
+        },
         documents=list(records),
         extra={incremental.REUSE_KEY: incremental.reuse_key(config), **(extra or {})},
     )
@@ -281,7 +290,9 @@ def prepare(
     return incremental.plan(refs, previous, full_rebuild=full_rebuild), previous
 
 
-def run_gate(store: IndexStore, folder: Path, config: IngestConfig, embedder: Embedder | None) -> dict[str, Any] | None:
+def run_gate(
+    store: IndexStore, folder: Path, config: IngestConfig, embedder: Embedder | None
+) -> dict[str, Any] | None:
     """The quality gate, if configured: score the new build and the current one on the golden set,
     record the result in the new build's manifest either way, and raise QualityGateFailed (the
     current build keeps serving) when the new one is worse by more than the margin."""
@@ -294,7 +305,9 @@ def run_gate(store: IndexStore, folder: Path, config: IngestConfig, embedder: Em
     manifest.extra[GATE_KEY] = gate.to_json()
     manifest.write(folder)
     if not gate.passed:
-        raise QualityGateFailed(f"{gate.message()}; {folder.name} not published, {gate.current_build} keeps serving")
+        raise QualityGateFailed(
+            f"{gate.message()}; {folder.name} not published, {gate.current_build} keeps serving"
+        )
     log.info(gate.message())
     return gate.to_json()
 
@@ -342,7 +355,11 @@ def run_ingest(
         chunks, records = incremental.assemble(the_plan, outcomes, config)
         timings["chunk"] = time.perf_counter() - t
         check_outcome(records, chunks, config)
-        cache = previous.cache if previous is not None and not full_rebuild else incremental.EmbeddingCache.empty()
+        cache = (
+            previous.cache
+            if previous is not None and not full_rebuild
+            else incremental.EmbeddingCache.empty()
+        )
         work = incremental.embedding_work(chunks, config.model, cache)
         t = time.perf_counter()
         if work.texts:
@@ -357,7 +374,15 @@ def run_ingest(
         t = time.perf_counter()
         extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": len(work.texts)}}
         folder = build_index(
-            store, chunks, vectors, records, config, source_names, embedding_info(config.model, vectors), extra, progress
+            store,
+            chunks,
+            vectors,
+            records,
+            config,
+            source_names,
+            embedding_info(config.model, vectors),
+            extra,
+            progress,
         )
         timings["build"] = time.perf_counter() - t
         gate = run_gate(store, folder, config, embedder)
@@ -367,13 +392,22 @@ def run_ingest(
     return with_plan(report, the_plan, len(work.texts), started, published=True)
 
 
-def is_noop(the_plan: incremental.Plan, previous: incremental.PreviousBuild | None, config: IngestConfig, sources: Sequence[str]) -> bool:
+def is_noop(
+    the_plan: incremental.Plan,
+    previous: incremental.PreviousBuild | None,
+    config: IngestConfig,
+    sources: Sequence[str],
+) -> bool:
     """Nothing changed since ``previous`` (same files, same settings): a new build would be a copy."""
     return previous is not None and the_plan.is_noop and settings_match(previous, config, sources)
 
 
 def noop_report(
-    the_plan: incremental.Plan, previous: incremental.PreviousBuild | None, index: str | Path, started: float, timings: dict[str, float]
+    the_plan: incremental.Plan,
+    previous: incremental.PreviousBuild | None,
+    index: str | Path,
+    started: float,
+    timings: dict[str, float],
 ) -> IngestReport:
     assert previous is not None
     records = [the_plan.reuse[r.rel_path][0] for r in the_plan.refs]
@@ -381,7 +415,9 @@ def noop_report(
     return with_plan(report, the_plan, 0, started, published=False)
 
 
-def with_plan(report: IngestReport, the_plan: incremental.Plan, embedded: int, started: float, published: bool) -> IngestReport:
+def with_plan(
+    report: IngestReport, the_plan: incremental.Plan, embedded: int, started: float, published: bool
+) -> IngestReport:
     return dataclasses.replace(
         report,
         added=len(the_plan.added),
@@ -402,11 +438,18 @@ def check_outcome(records: Sequence[DocumentRecord], chunks: Sequence[Chunk], co
         listing = "; ".join(f"{p}: {why}" for p, why in skipped[:20])
         raise IngestError(f"strict mode: {len(skipped)} file(s) skipped, nothing published ({listing})")
     if not chunks:
-        raise IngestError(f"nothing to index: {len(records)} file(s) found, none produced text; nothing published")
+        raise IngestError(
+            f"nothing to index: {len(records)} file(s) found, none produced text; nothing published"
+        )
 
 
 def make_report(
-    build: str, index: str | Path, records: Sequence[DocumentRecord], chunks: int, seconds: float, timings: dict[str, float]
+    build: str,
+    index: str | Path,
+    records: Sequence[DocumentRecord],
+    chunks: int,
+    seconds: float,
+    timings: dict[str, float],
 ) -> IngestReport:
     skipped = [(r.path, r.reason or "") for r in records if r.status != "indexed"]
     return IngestReport(

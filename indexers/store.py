@@ -59,7 +59,9 @@ class IndexStore:
         """The published build folder; raises NoIndex with a message a user can act on."""
         name = self.current_name()
         if name is None:
-            raise NoIndex(f"{self.root} holds no docmill index (no {CURRENT} file); build one with `docmill ingest`")
+            raise NoIndex(
+                f"{self.root} holds no docmill index (no {CURRENT} file); build one with `docmill ingest`"
+            )
         if "/" in name or name.startswith("."):
             raise NoIndex(f"{self.root / CURRENT} names an invalid build {name!r}")
         path = self.builds_dir / name
@@ -80,7 +82,9 @@ class IndexStore:
                     break
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
-                        raise IndexLocked(f"another docmill process is writing {self.root} (lock held)") from None
+                        raise IndexLocked(
+                            f"another docmill process is writing {self.root} (lock held)"
+                        ) from None
                     time.sleep(0.1)
             yield
         finally:

@@ -35,4 +35,6 @@ class HashEmbedder:
         return out / np.where(norms == 0, 1.0, norms)
 
     def tokenizer(self):
-        raise NotImplementedError("HashEmbedder has no word-piece tokenizer; search with mode='bm25' or 'vector'")
+        raise NotImplementedError(
+            "HashEmbedder has no word-piece tokenizer; search with mode='bm25' or 'vector'"
+        )

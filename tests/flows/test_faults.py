@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+from docmill_test_fakes import HASH_MODEL, HashEmbedder
 
 import docmill
-from docmill_test_fakes import HASH_MODEL, HashEmbedder
 from flows.config import IngestConfig
 from flows.pipeline import run_ingest
 from indexers.manifest import Manifest
@@ -50,7 +50,8 @@ def progress(stage, done, total):
     if stage == sys.argv[3]:
         time.sleep(120)  # the test kills us here
 
-run_ingest([sys.argv[1]], sys.argv[2], IngestConfig(model=fakes.HASH_MODEL), embedder=fakes.HashEmbedder(), progress=progress)
+config = IngestConfig(model=fakes.HASH_MODEL)
+run_ingest([sys.argv[1]], sys.argv[2], config, embedder=fakes.HashEmbedder(), progress=progress)
 print("done", flush=True)
 """
 
@@ -80,10 +81,15 @@ def test_kill_9_mid_build_keeps_the_previous_build_and_the_next_run_completes(st
     assert index_view.search("orbital daemon", k=3, mode="bm25").hits
     report = run_ingest([tree_copy], index, config, embedder=HashEmbedder())  # the flock died with the writer
     assert report.published and report.added == 1
-    assert docmill.open_index(index, embedder=HashEmbedder()).search("snapshot nightly", k=1, mode="bm25").hits[0].chunk.path.endswith(
-        "backup.md"
+    assert (
+        docmill.open_index(index, embedder=HashEmbedder())
+        .search("snapshot nightly", k=1, mode="bm25")
+        .hits[0]
+        .chunk.path.endswith("backup.md")
     )
-    assert all((b / "manifest.json").is_file() for b in store.builds())  # the dead writer's half build is gone
+    assert all(
+        (b / "manifest.json").is_file() for b in store.builds()
+    )  # the dead writer's half build is gone
 
 
 READER = """
@@ -122,7 +128,9 @@ def test_reader_in_another_process_sees_only_whole_builds(tree_copy, tmp_path):
     try:
         time.sleep(1.5)  # let it start searching
         for i in range(8):
-            (tree_copy / f"guide/page{i % 3}.md").write_text(f"# Page {i}\n\nThe orbital daemon, revision {i}.\n")
+            (tree_copy / f"guide/page{i % 3}.md").write_text(
+                f"# Page {i}\n\nThe orbital daemon, revision {i}.\n"
+            )
             if i % 2:
                 (tree_copy / f"guide/page{(i + 1) % 3}.md").unlink(missing_ok=True)
             assert run_ingest([tree_copy], index, config, embedder=HashEmbedder()).published

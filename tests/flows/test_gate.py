@@ -61,9 +61,15 @@ def test_gate_blocks_a_worse_build_and_records_the_result(tree_copy, tmp_path, e
     assert first.gate["passed"] and first.gate["current"] is None and first.gate["new"] > 0.9
     good = IndexStore(index).current_build()
     (tree_copy / "src/cache.py").unlink()  # two of three queries lose their answer
-    with pytest.raises(QualityGateFailed, match=r"quality gate FAILED: nDCG@10 new build .* vs current .*keeps serving"):
+    with pytest.raises(
+        QualityGateFailed, match=r"quality gate FAILED: nDCG@10 new build .* vs current .*keeps serving"
+    ):
         run_ingest([tree_copy], index, config, embedder=embedder)
     assert IndexStore(index).current_build() == good
     rejected = IndexStore(index).builds()[-1]
     result = Manifest.read(rejected).extra["quality_gate"]
-    assert not result["passed"] and result["current_build"] == good.name and result["new"] < result["current"] - 0.05
+    assert (
+        not result["passed"]
+        and result["current_build"] == good.name
+        and result["new"] < result["current"] - 0.05
+    )

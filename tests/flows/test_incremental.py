@@ -16,13 +16,20 @@ from flows.pipeline import run_ingest
 from indexers.manifest import Manifest
 from indexers.store import IndexStore
 
-QUERIES = ["evict the least recently used entry", "install on linux", "windows driver prompt", "orbital daemon"]
+QUERIES = [
+    "evict the least recently used entry",
+    "install on linux",
+    "windows driver prompt",
+    "orbital daemon",
+]
 
 
 def _edit(tree: Path) -> None:
     """One of each: change, delete, add, and a rename-by-copy of an unchanged Markdown file."""
     install = tree / "guide/install.md"
-    install.write_text(install.read_text() + "\n## Upgrade\n\nStop the orbital daemon, then rerun the installer.\n")
+    install.write_text(
+        install.read_text() + "\n## Upgrade\n\nStop the orbital daemon, then rerun the installer.\n"
+    )
     (tree / "src/cache.py").unlink()
     (tree / "guide/new.md").write_text("# New\n\nA new page about backups of the orbital store.\n")
     shutil.move(tree / "guide/zh.md", tree / "guide/zh-cn.md")
@@ -30,14 +37,18 @@ def _edit(tree: Path) -> None:
 
 def _build_files(index: Path) -> dict[str, bytes]:
     folder = IndexStore(index).current_build()
-    names = ["chunks.jsonl", "chunk_offsets.npy", "embedding_keys.npy"] + [f"bm25/{p.name}" for p in (folder / "bm25").iterdir()]
+    names = ["chunks.jsonl", "chunk_offsets.npy", "embedding_keys.npy"] + [
+        f"bm25/{p.name}" for p in (folder / "bm25").iterdir()
+    ]
     return {name: (folder / name).read_bytes() for name in sorted(names)}
 
 
 def _assert_same_index(a: Path, b: Path, embedder, atol: float = 0.0) -> None:
     assert _build_files(a) == _build_files(b)  # chunks, ids, BM25 arrays and vocab: byte for byte
     fa, fb = IndexStore(a).current_build(), IndexStore(b).current_build()
-    np.testing.assert_allclose(np.load(fa / "embeddings.npy"), np.load(fb / "embeddings.npy"), atol=atol, rtol=0)
+    np.testing.assert_allclose(
+        np.load(fa / "embeddings.npy"), np.load(fb / "embeddings.npy"), atol=atol, rtol=0
+    )
     ma, mb = Manifest.read(fa), Manifest.read(fb)
     assert ma.documents == mb.documents and ma.counts == mb.counts
     ia, ib = docmill.open_index(a, embedder=embedder), docmill.open_index(b, embedder=embedder)
@@ -70,12 +81,17 @@ def test_incremental_run_equals_full_rebuild(tree_copy, tmp_path, hash_config, h
     # chunks came from the cache, deleted cache.py's chunks are gone.
     assert second.embedded == len(hash_embedder.encoded) == 2
     assert all("orbital store" in t or "Upgrade" in t for t in hash_embedder.encoded)
-    assert not any(c.path.endswith("cache.py") for c in docmill.open_index(index, embedder=hash_embedder).chunks.all())
+    assert not any(
+        c.path.endswith("cache.py") for c in docmill.open_index(index, embedder=hash_embedder).chunks.all()
+    )
     full = run_ingest([tree_copy], tmp_path / "full", hash_config, embedder=hash_embedder, full_rebuild=True)
     assert full.chunks == second.chunks
     _assert_same_index(index, tmp_path / "full", hash_embedder)
     summary = Manifest.read(IndexStore(index).current_build()).extra["incremental"]
-    assert summary["changed"] == ["proj/guide/install.md"] and summary["removed"] == ["proj/guide/zh.md", "proj/src/cache.py"]
+    assert summary["changed"] == ["proj/guide/install.md"] and summary["removed"] == [
+        "proj/guide/zh.md",
+        "proj/src/cache.py",
+    ]
     assert summary["parsed"] == ["proj/guide/install.md", "proj/guide/new.md", "proj/guide/zh-cn.md"]
 
 
@@ -105,7 +121,9 @@ def test_unchanged_tree_publishes_nothing_and_loads_no_model(tree_copy, tmp_path
     assert deleted.published and deleted.removed == 1 and deleted.embedded == 0
 
 
-def test_full_rebuild_and_changed_settings_reprocess_everything(tree_copy, tmp_path, hash_config, hash_embedder):
+def test_full_rebuild_and_changed_settings_reprocess_everything(
+    tree_copy, tmp_path, hash_config, hash_embedder
+):
     index = tmp_path / "idx"
     run_ingest([tree_copy], index, hash_config, embedder=hash_embedder)
     hash_embedder.encoded.clear()
@@ -141,7 +159,9 @@ def test_embedding_work_dedupes_and_assembles_from_cache():
     def chunk(i: int, text: str) -> Chunk:
         return Chunk(str(i), "d", "p", "text", text, text)
 
-    old = incremental.EmbeddingCache([incremental.embedding_key("m", "a")], np.array([[1.0, 0.0]], dtype=np.float32))
+    old = incremental.EmbeddingCache(
+        [incremental.embedding_key("m", "a")], np.array([[1.0, 0.0]], dtype=np.float32)
+    )
     work = incremental.embedding_work([chunk(0, "a"), chunk(1, "b"), chunk(2, "b")], "m", old)
     assert work.texts == ["b"] and len(work.keys) == 3
     vectors = incremental.assemble_vectors(work, old, np.array([[0.0, 1.0]], dtype=np.float32))
@@ -168,5 +188,7 @@ def test_orphaned_build_from_a_dead_writer_is_pruned(tree_copy, tmp_path, hash_c
     orphan = IndexStore(index).new_build_dir()  # what a kill -9 mid-build leaves behind
     (orphan / "chunks.jsonl").write_text("")
     (tree_copy / "guide/new.md").write_text("# New\n\nfresh text\n")
-    run_ingest([tree_copy], index, IngestConfig(model=hash_config.model, keep_builds=3), embedder=hash_embedder)
+    run_ingest(
+        [tree_copy], index, IngestConfig(model=hash_config.model, keep_builds=3), embedder=hash_embedder
+    )
     assert not orphan.exists() and len(IndexStore(index).builds()) == 2

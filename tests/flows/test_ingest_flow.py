@@ -44,7 +44,9 @@ def _task_states(flow_run_id):
 
     async def read():
         async with get_client() as client:
-            runs = await client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+            runs = await client.read_task_runs(
+                flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+            )
             return [(r.task_key, r.name, r.state.name) for r in runs]
 
     return asyncio.run(read())
@@ -57,6 +59,10 @@ def test_second_run_takes_parse_results_from_the_cache(prefect_api, small_tree, 
     second = ingest(sources=[str(small_tree)], index=str(tmp_path / "b"), return_state=True)
     assert first.is_completed() and second.is_completed()
     assert first.result()["chunks"] == second.result()["chunks"]
-    parse_states = [state for _, name, state in _task_states(second.state_details.flow_run_id) if name.startswith("parse_task")]
+    parse_states = [
+        state
+        for _, name, state in _task_states(second.state_details.flow_run_id)
+        if name.startswith("parse_task")
+    ]
     assert len(parse_states) == 5
     assert set(parse_states) == {"Cached"}

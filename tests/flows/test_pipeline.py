@@ -6,7 +6,10 @@ from indexers.store import IndexStore
 
 
 def test_discover_ids_skip_hidden_and_outside_symlinks(tmp_path, tree):
-    root = tree(tmp_path / "docs", {"a.md": "# A\n\ntext\n", ".hidden.md": "x", ".git/config": "x", "sub/b.py": "x = 1\n"})
+    root = tree(
+        tmp_path / "docs",
+        {"a.md": "# A\n\ntext\n", ".hidden.md": "x", ".git/config": "x", "sub/b.py": "x = 1\n"},
+    )
     outside = tree(tmp_path / "elsewhere", {"secret.md": "# S\n\nsecret\n"})
     (root / "link.md").symlink_to(outside / "secret.md")
     (root / "inside.md").symlink_to(root / "a.md")
@@ -40,5 +43,8 @@ def test_rebuild_of_same_tree_gives_same_chunk_ids(tmp_path, embedder, small_tre
     a = run_ingest([small_tree], tmp_path / "a", embedder=embedder)
     b = run_ingest([small_tree], tmp_path / "b", embedder=embedder)
     assert a.chunks == b.chunks
-    ia, ib = docmill.open_index(tmp_path / "a", embedder=embedder), docmill.open_index(tmp_path / "b", embedder=embedder)
+    ia, ib = (
+        docmill.open_index(tmp_path / "a", embedder=embedder),
+        docmill.open_index(tmp_path / "b", embedder=embedder),
+    )
     assert [c.id for c in ia.chunks.all()] == [c.id for c in ib.chunks.all()]
