@@ -12,7 +12,7 @@ import numpy as np
 
 from docmill import filters as filtering
 from docmill.chunkstore import ChunkStore
-from docmill.fusion import rrf
+from indexers.fusion import rrf
 from docmill.hits import Hit, SearchResult, explain
 from indexers.bm25 import BM25Index
 from indexers.manifest import Manifest, ManifestError
@@ -110,23 +110,39 @@ class HybridIndex:
             return SearchResult([], abstained=True, reason="empty query")
         allowed = filtering.mask(self.chunks.all(), filters) if filters else None
         fetch_k = max(fetch_k, k)
+        weights = dict(weights) if weights is not None else self.fusion_weights
         notes: list[str] = []
         results: dict[str, list[tuple[int, float]]] = {}
-        if mode in (Mode.BM25, Mode.HYBRID):
+        use_bm25 = mode is Mode.BM25 or (mode is Mode.HYBRID and weights.get("bm25", 1.0) > 0)
+        use_vector = mode is Mode.VECTOR or (
+            mode is Mode.HYBRID and self._vector_readable(query, weights, notes)
+        )
+        if use_bm25:
             results["bm25"] = self._bm25(query, fetch_k, allowed)
-        if mode in (Mode.VECTOR, Mode.HYBRID):
-            share = self.query_unknown_share(query) if mode is Mode.HYBRID else 0.0
-            if share > MAX_QUERY_UNKNOWN_SHARE:
-                notes.append(
-                    f"vector side skipped: {share:.0%} of the query is unknown to the embedding model"
-                )
-            else:
-                results["vector"] = self._vector(query, fetch_k, allowed)
+        if use_vector:
+            results["vector"] = self._vector(query, fetch_k, allowed)
         if abstain:
             reason = self._abstain_reason(results)
             if reason:
                 return SearchResult([], abstained=True, reason=reason, notes=notes)
         return SearchResult(self._fuse(results, k, rrf_k, weights, fused=len(results) > 1), notes=notes)
+
+    @property
+    def fusion_weights(self) -> dict[str, float]:
+        """Per-retriever RRF weights calibrated for this corpus at build time (1, 1 if none)."""
+        calibrated = self.manifest.extra.get("fusion", {}).get("weights")
+        return dict(calibrated) if calibrated else {"bm25": 1.0, "vector": 1.0}
+
+    def _vector_readable(self, query: str, weights: Mapping[str, float], notes: list[str]) -> bool:
+        """Whether hybrid search should ask the vector side at all; says why not in ``notes``."""
+        if weights.get("vector", 1.0) <= 0:
+            notes.append("vector side off: its fusion weight for this index is 0 (calibrated at build time)")
+            return False
+        share = self.query_unknown_share(query)
+        if share > MAX_QUERY_UNKNOWN_SHARE:
+            notes.append(f"vector side skipped: {share:.0%} of the query is unknown to the embedding model")
+            return False
+        return True
 
     def _abstain_reason(self, results: Mapping[str, list[tuple[int, float]]]) -> str | None:
         if results.get("bm25"):

@@ -135,6 +135,24 @@ class BM25Index:
             totals[self.indices[start:end]] += weights * count if count > 1 else weights
         return totals.astype(np.float32)
 
+    def score_document(self, query_tokens: Sequence[str], doc_tokens: Sequence[str]) -> float:
+        """BM25 score of a document that is not in the index, under the index's statistics (N,
+        avgdl, df). Used to score a held-out variant of an indexed chunk (fusion calibration)."""
+        tf: dict[str, int] = {}
+        for token in doc_tokens:
+            tf[token] = tf.get(token, 0) + 1
+        total = 0.0
+        k1, b = self.params.k1, self.params.b
+        norm = k1 * (1 - b + b * len(doc_tokens) / self.avgdl) if self.avgdl > 0 else k1
+        for token in query_tokens:
+            term_id, count = self.term_ids.get(token), tf.get(token, 0)
+            if term_id is None or count == 0:
+                continue
+            df = int(self.indptr[term_id + 1] - self.indptr[term_id])
+            idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+            total += float(idf * count * (k1 + 1) / (count + norm))
+        return total
+
     def top_k(
         self, query_tokens: Sequence[str], k: int, allowed: npt.NDArray[np.bool_] | None = None
     ) -> list[tuple[int, float]]:

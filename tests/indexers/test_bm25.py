@@ -203,3 +203,13 @@ def test_postings_layout_is_term_major_csc() -> None:
     assert index.indptr.tolist() == [0, 1, 4, 5]
     assert index.indices.tolist() == [0, 0, 1, 2, 2]
     assert index.indices.dtype == np.int32 and index.data.dtype == np.float32
+
+
+def test_score_document_matches_the_indexed_score_of_the_same_document():
+    docs = [["alpha", "beta", "beta"], ["beta", "gamma"], ["gamma", "delta", "alpha", "alpha"]]
+    index = BM25Index.build(docs)
+    query = ["alpha", "beta", "zeta"]
+    indexed = index.scores(query)
+    for i, doc in enumerate(docs):
+        assert index.score_document(query, doc) == pytest.approx(float(indexed[i]), rel=1e-6)
+    assert index.score_document(query, ["zeta"]) == 0.0
