@@ -7,6 +7,7 @@ see words, not syntax; tables keep their cells so they can be split by rows late
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +21,17 @@ from parsers.model import Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
 from parsers.source import SourceFile
 
-_MD = MarkdownIt("commonmark").enable("table")
+# Front matter values kept after expanding YAML aliases: a "billion laughs" header (aliases of
+# aliases) is a few hundred bytes of YAML and 10^9 values once expanded.
+MAX_FRONT_MATTER_VALUES = 10_000
+
+
+@functools.cache
+def _markdown(max_nesting: int) -> MarkdownIt:
+    """The CommonMark + tables parser; content nested deeper than ``max_nesting`` block levels
+    (a list item is two: list + item) is dropped by markdown-it."""
+    return MarkdownIt("commonmark", {"maxNesting": max_nesting}).enable("table")
+
 
 # `---` on the first line, then YAML, then a `---` or `...` line.
 _FRONT_MATTER = re.compile(
@@ -47,18 +58,35 @@ def load_front_matter(raw: str) -> tuple[dict[str, Any], str | None]:
         loaded = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
         return {}, " ".join(str(exc).split())
+    except RecursionError:  # PyYAML's composer recurses once per nesting level
+        return {}, "front matter nested too deeply"
     if loaded is None:
         return {}, None
     if not isinstance(loaded, dict):
         return {}, f"front matter is a {type(loaded).__name__}, not a mapping"
-    return {str(k): _json_safe(v) for k, v in loaded.items()}, None
+    budget = [MAX_FRONT_MATTER_VALUES]
+    try:
+        return {str(k): _json_safe(v, budget) for k, v in loaded.items()}, None
+    except _FrontMatterTooLarge:
+        too_large = f"more than {MAX_FRONT_MATTER_VALUES} values once YAML aliases are expanded"
+        return {}, f"front matter too large ({too_large})"
+    except RecursionError:
+        return {}, "front matter nested too deeply"
 
 
-def _json_safe(value: Any) -> Any:
+class _FrontMatterTooLarge(Exception):
+    pass
+
+
+def _json_safe(value: Any, budget: list[int]) -> Any:
+    """``value`` as JSON-safe data; ``budget[0]`` counts down the values still allowed."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _FrontMatterTooLarge
     if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
+        return {str(k): _json_safe(v, budget) for k, v in value.items()}
     if isinstance(value, list | tuple | set):
-        return [_json_safe(v) for v in value]
+        return [_json_safe(v, budget) for v in value]
     if isinstance(value, dt.date | dt.datetime):
         return value.isoformat()
     if value is None or isinstance(value, str | int | float | bool):
@@ -162,9 +190,31 @@ def _line_range(node: SyntaxTreeNode, body_lines: list[str], offset: int) -> tup
     return start + 1 + offset, end + offset
 
 
-def iter_blocks(body: str, offset: int = 0) -> Iterator[Block]:
+def block_tree(body: str, max_nesting: int = ParseOptions().markdown_max_nesting) -> SyntaxTreeNode:
+    """The block-level syntax tree of ``body``; inline tokens keep their flat ``children``.
+
+    SyntaxTreeNode nests inline open/close pairs recursively, and markdown-it's ``maxNesting``
+    bounds only block nesting, so 5,000 nested emphasis markers raised RecursionError
+    (tests/parsers/test_markdown_limits.py::test_deep_inline_nesting_is_not_a_recursion_error).
+    We only ever read inline content flat (``inline_text``), so the tree is built without it.
+    """
+    tokens = _markdown(max_nesting).parse(body)
+    inline = [tok for tok in tokens if tok.type == "inline"]
+    saved = [tok.children for tok in inline]
+    for tok in inline:
+        tok.children = []
+    try:
+        return SyntaxTreeNode(tokens)
+    finally:
+        for tok, children in zip(inline, saved, strict=True):
+            tok.children = children
+
+
+def iter_blocks(
+    body: str, offset: int = 0, max_nesting: int = ParseOptions().markdown_max_nesting
+) -> Iterator[Block]:
     """Blocks of a Markdown body in document order; ``offset`` = lines consumed before ``body``."""
-    root = SyntaxTreeNode(_MD.parse(body))
+    root = block_tree(body, max_nesting)
     body_lines = body.splitlines()
     headings: list[tuple[int, str]] = []  # (level, text) of the open sections, outermost first
     for node in root.children:
@@ -210,7 +260,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
             if raw_front.strip():
                 lines = (2, max(2, offset - 1))
                 blocks.append(Block(kind="paragraph", text=raw_front.strip("\n"), lines=lines))
-    blocks.extend(iter_blocks(body, offset))
+    blocks.extend(iter_blocks(body, offset, options.markdown_max_nesting))
     if not blocks:
         raise SkipFile("no Markdown content (file is blank or front matter only)")
     if encoding != "utf-8":

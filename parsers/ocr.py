@@ -38,22 +38,37 @@ def engine() -> Any:
     return _ENGINE
 
 
-def ocr_page(pdf_data: bytes, page_index: int, dpi: int) -> tuple[list[Segment], dict[str, Any]]:
+def render_scale(width_pt: float, height_pt: float, dpi: float, max_pixels: int | None) -> float:
+    """Pixels per PDF point for a render at ``dpi``, lowered so that the bitmap has at most
+    ``max_pixels`` pixels (a 200 x 200 inch page at 200 dpi would be 1.6 G pixels, 6.4 GB RGBA)."""
+    scale = dpi / 72.0
+    area = max(width_pt, 1.0) * max(height_pt, 1.0)
+    if max_pixels is not None and area * scale * scale > max_pixels:
+        scale = (max_pixels / area) ** 0.5
+    return scale
+
+
+def ocr_page(
+    pdf_data: bytes, page_index: int, dpi: int, max_pixels: int | None = None
+) -> tuple[list[Segment], dict[str, Any]]:
     """Line segments (PDF points, top-down, with their scores) of page ``page_index`` (0-based)
-    and page metadata {"ocr": True, "confidence": mean line score, "rotation": degrees turned}."""
+    and page metadata {"ocr": True, "confidence": mean line score, "rotation": degrees turned};
+    "render_dpi" is added when ``max_pixels`` forced a lower resolution than ``dpi``."""
     import pypdfium2 as pdfium
 
     document = pdfium.PdfDocument(pdf_data)
     try:
         pdf_page = document[page_index]
-        probe = _render(pdf_page, _PROBE_DPI)
+        width_pt, height_pt = pdf_page.get_size()
+        probe = _render(pdf_page, render_scale(width_pt, height_pt, _PROBE_DPI, max_pixels))
         rotation = detect_rotation(probe)
-        image = _render(pdf_page, dpi)
+        render = render_scale(width_pt, height_pt, dpi, max_pixels)
+        image = _render(pdf_page, render)
     finally:
         document.close()
     image = np.ascontiguousarray(np.rot90(image, k=rotation // 90)) if rotation else image
     lines = read_lines(image)
-    scale = 72.0 / dpi
+    scale = 1.0 / render
     segments = [
         Segment(
             text,
@@ -68,16 +83,18 @@ def ocr_page(pdf_data: bytes, page_index: int, dpi: int) -> tuple[list[Segment],
         for text, (x0, top, x1, bottom), score in lines
     ]
     scores = [score for _, _, score in lines]
-    info = {
+    info: dict[str, Any] = {
         "ocr": True,
         "confidence": round(float(np.mean(scores)), 4) if scores else 0.0,
         "rotation": rotation,
     }
+    if render < dpi / 72.0:
+        info["render_dpi"] = round(render * 72.0, 1)
     return segments, info
 
 
-def _render(pdf_page: Any, dpi: int) -> np.ndarray:
-    bitmap = pdf_page.render(scale=dpi / 72.0, grayscale=False)
+def _render(pdf_page: Any, scale: float) -> np.ndarray:
+    bitmap = pdf_page.render(scale=scale, grayscale=False)
     return np.asarray(bitmap.to_pil().convert("RGB"))
 
 

@@ -43,6 +43,7 @@ class PageContent:
     segments: list[Segment]
     tables: list[tables.PageTable] = field(default_factory=list)
     ocr: dict[str, Any] | None = None
+    ocr_skipped: str | None = None  # why a page that needed OCR was not rendered
 
 
 def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
@@ -58,6 +59,8 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     if not pages:
         raise SkipFile(meta.get("truncated") or "no pages")
     blocks = assemble(pages, outline)
+    if not blocks and meta.get("ocr_skipped"):
+        raise SkipFile(f"no text layer, and OCR was not run: {meta['ocr_skipped'][0]}")
     if not blocks:
         meta["empty"] = "no text layer" + ("" if options.ocr else " and OCR disabled")
     title = info_title or (outline[0][1] if outline else None) or _first_heading(blocks)
@@ -121,6 +124,8 @@ def _read_pages(
             page.close()  # drop pdfminer's cached layout: long files stay flat in memory
         if content.ocr is not None:
             ocr_pages.append(content.number)
+        if content.ocr_skipped is not None:
+            meta.setdefault("ocr_skipped", []).append(content.ocr_skipped)
         pages.append(content)
     if ocr_pages:
         meta["ocr_pages"] = ocr_pages
@@ -135,11 +140,33 @@ def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions, pd
     words = list(_words(page, chars))
     content = PageContent(number, float(page.height), layout.words_to_segments(words), page_tables)
     if options.ocr and needs_ocr(page, page_tables):
+        oversized = largest_image(page)
+        if oversized[0] * oversized[1] > options.max_image_pixels:
+            # Rendering would decode the image in full: a decompression bomb costs gigabytes.
+            content.ocr_skipped = (
+                f"page {number}: image of {oversized[0]}x{oversized[1]} pixels "
+                f"> max_image_pixels={options.max_image_pixels}, not rendered"
+            )
+            return content
         from parsers import ocr  # imported lazily: onnxruntime is heavy
 
-        segments, info = ocr.ocr_page(pdf_data, number - 1, options.ocr_dpi)
+        segments, info = ocr.ocr_page(pdf_data, number - 1, options.ocr_dpi, options.max_page_pixels)
         content.segments, content.ocr = segments, info
     return content
+
+
+def largest_image(page: pdfplumber.page.Page) -> tuple[int, int]:
+    """(width, height) in pixels of the page's largest image as declared in its stream dictionary
+    (read without decoding the image); (0, 0) when there is none."""
+    best = (0, 0)
+    for image in page.images:
+        try:
+            width, height = (int(v) for v in image.get("srcsize") or (0, 0))
+        except (TypeError, ValueError):
+            continue
+        if width * height > best[0] * best[1]:
+            best = (width, height)
+    return best
 
 
 def needs_ocr(page: pdfplumber.page.Page, page_tables: Sequence[tables.PageTable]) -> bool:

@@ -49,6 +49,17 @@ def record_fields(record: Any) -> tuple[str, str | None, str, dict[str, Any]]:
     return str(doc_id), title_text or None, text, metadata
 
 
+def load_line(line: str, max_bytes: int) -> Any:
+    """One decoded JSONL line. Over-long or too deeply nested lines are BadRecord: they cost that
+    record, not the file (json.loads raises RecursionError on ~100k nested arrays)."""
+    if len(line) > max_bytes:  # characters <= bytes, so this never rejects a line within the limit
+        raise BadRecord(f"line longer than max_line_bytes={max_bytes} ({len(line)} characters)")
+    try:
+        return json.loads(line)
+    except RecursionError:
+        raise BadRecord("JSON nested too deeply") from None
+
+
 def text_blocks(text: str, line: int) -> tuple[Block, ...]:
     """Paragraph blocks of a record's text; ``lines`` points at the record's line in the file."""
     paragraphs = (p.strip() for p in _PARAGRAPH_BREAK.split(text.replace("\r\n", "\n")))
@@ -64,7 +75,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
         if not line.strip():
             continue
         try:
-            doc_id, title, text, metadata = record_fields(json.loads(line))
+            doc_id, title, text, metadata = record_fields(load_line(line, options.max_line_bytes))
             if doc_id in first_line:
                 raise BadRecord(f"duplicate _id {doc_id!r} (first on line {first_line[doc_id]})")
         except (json.JSONDecodeError, BadRecord) as exc:

@@ -4,6 +4,7 @@ pays for pdfplumber or tree-sitter."""
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 from parsers.model import ParsedDocument, SkipFile
@@ -39,6 +40,57 @@ _PARSERS: dict[str, str] = {
 }
 
 
+# Parsers that read the whole file as text; each line ends up in a block, so size and line limits
+# apply before parsing. JSONL is not here: corpora are legitimately large and records.py applies
+# max_line_bytes per record instead.
+TEXT_LIKE = frozenset({"markdown", "text", "code"})
+
+
+def longest_line_over(data: bytes, limit: int) -> tuple[int, int] | None:
+    """(1-based line number, length in bytes) of the first line longer than ``limit``, else None.
+
+    Lines end at LF, CR or CRLF (old Mac files use CR alone). One linear regex scan, no copies:
+    a 50 MB single line is found in well under a second."""
+    match = re.search(rb"[^\r\n]{%d}" % (limit + 1), data)
+    if match is None:
+        return None
+    start = match.start()
+    end = len(data)
+    for terminator in (b"\n", b"\r"):
+        found = data.find(terminator, match.end())
+        if found != -1:
+            end = min(end, found)
+    newlines = data.count(b"\n", 0, start)
+    line = (newlines if newlines else data.count(b"\r", 0, start)) + 1
+    return line, end - start
+
+
+def count_lines(data: bytes) -> int:
+    """Lines as an editor counts them (a final line without a newline counts)."""
+    newlines = data.count(b"\n") or data.count(b"\r")
+    return newlines + (0 if data.endswith((b"\n", b"\r")) else 1)
+
+
+def check_text_limits(data: bytes, parser: str, options: ParseOptions) -> None:
+    """Raise SkipFile when a text-like file is too big, has an over-long line (minified or generated
+    output: one line would become one enormous chunk), or is code with too many lines."""
+    if len(data) > options.max_text_bytes:
+        raise SkipFile(f"text file too large ({len(data)} bytes > max_text_bytes={options.max_text_bytes})")
+    long_line = longest_line_over(data, options.max_line_bytes)
+    if long_line is not None:
+        number, length = long_line
+        raise SkipFile(
+            f"line {number} is {length} bytes long (> max_line_bytes={options.max_line_bytes}): "
+            "minified or generated file?"
+        )
+    if parser == "code":
+        lines = count_lines(data)
+        if lines > options.max_code_lines:
+            raise SkipFile(
+                f"code file has {lines} lines (> max_code_lines={options.max_code_lines}): generated file?"
+            )
+
+
 def parser_name_for(path: str | Path) -> str | None:
     """The parser that handles ``path``, or None if docmill does not index that kind of file."""
     return _PARSERS.get(Path(path).suffix.lower())
@@ -58,10 +110,14 @@ def parse_source(source: SourceFile, options: ParseOptions | None = None) -> lis
         raise SkipFile("empty file")
     if len(source.data) > options.max_file_bytes:
         raise SkipFile(f"file too large ({len(source.data)} bytes > max_file_bytes={options.max_file_bytes})")
+    if name in TEXT_LIKE:
+        check_text_limits(source.data, name, options)
     module = importlib.import_module(f"parsers.{name}")
     docs: list[ParsedDocument] = module.parse(source, options)
     return docs
 
 
-def parse_path(path: str | Path, rel_path: str | None = None, options: ParseOptions | None = None) -> list[ParsedDocument]:
+def parse_path(
+    path: str | Path, rel_path: str | None = None, options: ParseOptions | None = None
+) -> list[ParsedDocument]:
     return parse_source(SourceFile.read(Path(path), rel_path), options)
