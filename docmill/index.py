@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,9 @@ import numpy as np
 
 from docmill import filters as filtering
 from docmill.chunkstore import ChunkStore
-from indexers.fusion import rrf
 from docmill.hits import Hit, SearchResult, explain
 from indexers.bm25 import BM25Index
+from indexers.fusion import rrf
 from indexers.manifest import Manifest, ManifestError
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
@@ -29,9 +30,36 @@ CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE, BM25_DIR = (
 # A query whose word pieces are mostly unknown to the embedding model gets no vector side: its
 # vector would be noise (e.g. Chinese under the English-only default model).
 MAX_QUERY_UNKNOWN_SHARE = 0.3
-# Preliminary abstain rule (to be calibrated by `docmill eval`): no lexical match at all and the best
-# cosine below this.
-MIN_COSINE_WITHOUT_LEXICAL = 0.30
+
+
+@dataclass(frozen=True)
+class AbstainRule:
+    """Answer when the query's specific terms are found (BM25 coverage: share of the query's idf
+    mass present in one of the top BM25 hits) or the embedding model finds a close chunk (top
+    cosine). Without a vector side, coverage alone decides with its own threshold. Thresholds
+    were calibrated on dev queries vs our own out-of-domain queries (bench/calibrate_abstain.py,
+    docs/EVALUATION.md); they are properties of the tokenizer and the default model, not of one
+    corpus."""
+
+    min_coverage: float = 0.5
+    min_cosine: float = 0.35
+    min_coverage_alone: float = 0.5
+    top_hits: int = 5
+
+    def reason(self, coverage: float, cosine: float | None) -> str | None:
+        if cosine is None:
+            if coverage >= self.min_coverage_alone:
+                return None
+            return f"lexical coverage {coverage:.2f} < {self.min_coverage_alone} (no vector side)"
+        if coverage >= self.min_coverage or cosine >= self.min_cosine:
+            return None
+        return (
+            f"lexical coverage {coverage:.2f} < {self.min_coverage} "
+            f"and best cosine {cosine:.2f} < {self.min_cosine}"
+        )
+
+
+DEFAULT_ABSTAIN = AbstainRule()
 
 
 class Mode(enum.StrEnum):
@@ -122,7 +150,7 @@ class HybridIndex:
         if use_vector:
             results["vector"] = self._vector(query, fetch_k, allowed)
         if abstain:
-            reason = self._abstain_reason(results)
+            reason = self._abstain_reason(query, results)
             if reason:
                 return SearchResult([], abstained=True, reason=reason, notes=notes)
         return SearchResult(self._fuse(results, k, rrf_k, weights, fused=len(results) > 1), notes=notes)
@@ -144,14 +172,20 @@ class HybridIndex:
             return False
         return True
 
-    def _abstain_reason(self, results: Mapping[str, list[tuple[int, float]]]) -> str | None:
-        if results.get("bm25"):
-            return None
+    def evidence(
+        self, query: str, results: Mapping[str, list[tuple[int, float]]], rule: AbstainRule = DEFAULT_ABSTAIN
+    ) -> tuple[float, float | None]:
+        """(BM25 coverage of the best of the top BM25 hits, top cosine or None): what the abstain
+        rule looks at."""
+        terms = self.tokenizer(query)
+        top = results["bm25"] if "bm25" in results else self.bm25.top_k(terms, rule.top_hits)
+        coverage = max((self.bm25.coverage(terms, row) for row, _ in top[: rule.top_hits]), default=0.0)
         vector = results.get("vector")
-        if vector and vector[0][1] >= MIN_COSINE_WITHOUT_LEXICAL:
-            return None
-        best = f"{vector[0][1]:.2f}" if vector else "n/a"
-        return f"no lexical match and best cosine {best} < {MIN_COSINE_WITHOUT_LEXICAL}"
+        return coverage, (vector[0][1] if vector else None)
+
+    def _abstain_reason(self, query: str, results: Mapping[str, list[tuple[int, float]]]) -> str | None:
+        coverage, cosine = self.evidence(query, results)
+        return DEFAULT_ABSTAIN.reason(coverage, cosine)
 
     def _fuse(
         self,

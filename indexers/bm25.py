@@ -153,6 +153,31 @@ class BM25Index:
             total += float(idf * count * (k1 + 1) / (count + norm))
         return total
 
+    def idf(self, term: str) -> float:
+        """Lucene idf; a term the index has never seen gets the idf of df = 0 (the maximum)."""
+        term_id = self.term_ids.get(term)
+        df = 0 if term_id is None else int(self.indptr[term_id + 1] - self.indptr[term_id])
+        return float(np.log1p((self.n_docs - df + 0.5) / (df + 0.5)))
+
+    def coverage(self, query_tokens: Sequence[str], doc: int) -> float:
+        """Share of the query's idf mass whose terms occur in document ``doc`` (0..1): how much
+        of what is specific in the query the document contains. Unseen query terms count as
+        uncovered, with the maximum idf."""
+        unique = list(dict.fromkeys(query_tokens))
+        total = covered = 0.0
+        for term in unique:
+            weight = self.idf(term)
+            total += weight
+            term_id = self.term_ids.get(term)
+            if term_id is None:
+                continue
+            start, end = self.indptr[term_id : term_id + 2].tolist()
+            postings = self.indices[start:end]  # sorted doc ids
+            pos = int(np.searchsorted(postings, doc))
+            if pos < len(postings) and int(postings[pos]) == doc:
+                covered += weight
+        return covered / total if total > 0 else 0.0
+
     def top_k(
         self, query_tokens: Sequence[str], k: int, allowed: npt.NDArray[np.bool_] | None = None
     ) -> list[tuple[int, float]]:

@@ -213,3 +213,21 @@ def test_score_document_matches_the_indexed_score_of_the_same_document():
     for i, doc in enumerate(docs):
         assert index.score_document(query, doc) == pytest.approx(float(indexed[i]), rel=1e-6)
     assert index.score_document(query, ["zeta"]) == 0.0
+
+
+def test_coverage_is_the_share_of_query_idf_mass_in_the_document():
+    docs = [["alpha", "beta"], ["beta", "gamma"], ["gamma", "delta"], ["beta"]]
+    index = BM25Index.build(docs)
+    n = 4
+
+    def idf(df):
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    assert index.idf("alpha") == pytest.approx(idf(1))
+    assert index.idf("never-seen") == pytest.approx(idf(0))
+    # query: alpha (df 1) + beta (df 3) + unseen (df 0); doc 0 holds alpha and beta
+    expected = (idf(1) + idf(3)) / (idf(1) + idf(3) + idf(0))
+    assert index.coverage(["alpha", "beta", "zzz"], 0) == pytest.approx(expected)
+    assert index.coverage(["alpha", "alpha"], 0) == pytest.approx(1.0)
+    assert index.coverage(["alpha"], 2) == 0.0
+    assert index.coverage([], 0) == 0.0
