@@ -4,7 +4,6 @@ pays for pdfplumber or tree-sitter."""
 from __future__ import annotations
 
 import importlib
-import re
 from pathlib import Path
 
 from parsers.model import ParsedDocument, SkipFile
@@ -47,22 +46,26 @@ TEXT_LIKE = frozenset({"markdown", "text", "code"})
 
 
 def longest_line_over(data: bytes, limit: int) -> tuple[int, int] | None:
-    """(1-based line number, length in bytes) of the first line longer than ``limit``, else None.
+    """(1-based line number, length in bytes) of the longest line if it is longer than ``limit``,
+    else None. Lines end at LF, CR or CRLF (old Mac files use CR alone).
 
-    Lines end at LF, CR or CRLF (old Mac files use CR alone). One linear regex scan, no copies:
-    a 50 MB single line is found in well under a second."""
-    match = re.search(rb"[^\r\n]{%d}" % (limit + 1), data)
-    if match is None:
+    Vectorised: a regex for "a run of more than ``limit`` non-newline bytes" restarts at every
+    byte and was quadratic in the line length (40 s on a 4 MB Markdown list)."""
+    if len(data) <= limit:
         return None
-    start = match.start()
-    end = len(data)
-    for terminator in (b"\n", b"\r"):
-        found = data.find(terminator, match.end())
-        if found != -1:
-            end = min(end, found)
+    import numpy as np  # a core dependency; imported here so the registry stays cheap to import
+
+    array = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero((array == 0x0A) | (array == 0x0D))
+    starts = np.concatenate(([0], ends + 1))
+    lengths = np.concatenate((ends, [len(data)])) - starts
+    longest = int(np.argmax(lengths))
+    if int(lengths[longest]) <= limit:
+        return None
+    start = int(starts[longest])
     newlines = data.count(b"\n", 0, start)
     line = (newlines if newlines else data.count(b"\r", 0, start)) + 1
-    return line, end - start
+    return line, int(lengths[longest])
 
 
 def count_lines(data: bytes) -> int:
