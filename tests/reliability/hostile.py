@@ -209,7 +209,6 @@ def files(rng: random.Random, big: bool) -> dict[str, tuple[bytes, str]]:
         out[f"pdf/truncated-at-{cut}.pdf"] = (pdf[:cut], f"valid PDF cut at byte {cut} of {len(pdf)}")
     out["pdf/encrypted.pdf"] = (encrypted_pdf(), "encrypted PDF (user password)")
     out["pdf/lying-image-dimensions.pdf"] = (lying_image_pdf(), "image claims 10^12 pixels")
-    out["pdf/huge-page.pdf"] = (huge_page_pdf(), "200 x 200 inch page, no text (OCR render size)")
     out["pdf/self-referencing-form.pdf"] = (self_referencing_form_pdf(), "form XObject drawing itself")
     out["pdf/page-tree-cycle.pdf"] = (page_tree_cycle_pdf(), "page tree that contains itself")
     out["pdf/actually-a-png.pdf"] = (png_bytes(), "PNG named .pdf")
@@ -287,6 +286,7 @@ def files(rng: random.Random, big: bool) -> dict[str, tuple[bytes, str]]:
         out["big/single-line-50mb.txt"] = (single_line(50 * MB), "50 MB single line (text)")
         out["big/100k-lines.py"] = (long_python(100_000), "100,000-line Python file")
         out["big/pixel-bomb.pdf"] = (pixel_bomb_pdf(), "400 MP image deflated to ~400 KB")
+        out["big/huge-page.pdf"] = (huge_page_pdf(), "200 x 200 inch page, no text (OCR render size)")
     return out
 
 
@@ -294,17 +294,11 @@ def write_hostile(root: Path, big: bool = True, seed: int = 8) -> list[HostileFi
     """Write the hostile set under ``root`` and return what was written (symlinks included)."""
     rng = random.Random(seed)
     written: list[HostileFile] = []
-    big_names = {
-        "big/single-line-50mb.md",
-        "big/single-line-50mb.txt",
-        "big/100k-lines.py",
-        "big/pixel-bomb.pdf",
-    }
     for rel, (data, what) in files(rng, big).items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-        written.append(HostileFile(rel, what, rel in big_names))
+        written.append(HostileFile(rel, what, rel.startswith("big/")))
     written.extend(_symlinks(root))
     return written
 
