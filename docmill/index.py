@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,33 @@ class HybridIndex:
             if reason:
                 return SearchResult([], abstained=True, reason=reason, notes=notes)
         return SearchResult(self._fuse(results, k, rrf_k, weights, fused=len(results) > 1), notes=notes)
+
+    def search_many(
+        self, queries: Sequence[str], k: int = 10, rrf_k: float = 60.0, **options: Any
+    ) -> SearchResult:
+        """Several phrasings of one question (e.g. rewrites by an app's LLM): each is searched with
+        ``options`` (mode, fetch_k, filters, abstain ...), and their hit lists are fused with RRF.
+        Abstains only when every phrasing abstained."""
+        if not queries:
+            raise ValueError("search_many needs at least one query")
+        depth = max(k, int(options.pop("fetch_k", 100)))
+        results = [self.search(q, k=depth, fetch_k=depth, rrf_k=rrf_k, **options) for q in queries]
+        hits_by_id = {hit.chunk.id: hit for result in results for hit in result.hits}
+        ids = list(hits_by_id)
+        position = {chunk_id: i for i, chunk_id in enumerate(ids)}
+        fused = rrf({str(i): [position[h.chunk.id] for h in r.hits] for i, r in enumerate(results)}, rrf_k)
+        notes = [note for r in results for note in r.notes]
+        if not fused:
+            reasons = "; ".join(sorted({r.reason or "no hits" for r in results}))
+            return SearchResult(
+                [], abstained=True, reason=f"every phrasing abstained ({reasons})", notes=notes
+            )
+        hits = []
+        for item in fused[:k]:
+            hit = hits_by_id[ids[item.row]]
+            votes = " ".join(f"q{int(name) + 1}#{rank}" for name, rank in sorted(item.ranks.items()))
+            hits.append(dataclasses.replace(hit, score=item.score, explain=f"{votes} rrf={item.score:.4f}"))
+        return SearchResult(hits, notes=notes)
 
     @property
     def fusion_weights(self) -> dict[str, float]:

@@ -89,3 +89,13 @@ def test_manifest_records_documents_and_skips(small_index):
     assert manifest.tokenizer["name"] == "docmill-words"
     assert manifest.counts["chunks"] == sum(d.chunks for d in manifest.documents)
     assert set(manifest.files) >= {"chunks.jsonl", "vectors.faiss", "embeddings.npy", "bm25/data.npy"}
+
+
+def test_search_many_fuses_phrasings(index):
+    single = index.search("evict least recently used entry", k=3, mode="bm25")
+    many = index.search_many(["evict least recently used entry", "LRU cache capacity"], k=3, mode="bm25")
+    assert many.hits[0].chunk.path == "proj/src/cache.py"
+    assert re.fullmatch(r"(q\d#\d+ ?)+ rrf=0\.\d{4}", many.hits[0].explain), many.hits[0].explain
+    assert {h.chunk.id for h in many.hits} & {h.chunk.id for h in single.hits}
+    nothing = index.search_many(["zzqx vorpal", "brillig tove"], k=3)
+    assert nothing.abstained and nothing.hits == [] and "every phrasing abstained" in nothing.reason
