@@ -59,28 +59,25 @@ def _code_chunks(doc: ParsedDocument, block: Block, options: ChunkOptions) -> It
         }
 
 
+def _piece_fields(doc: ParsedDocument, piece: Piece, kind: str) -> dict:
+    return {
+        "kind": kind,
+        "text": piece.text,
+        "index_text": _prose_index_text(doc, piece),
+        "heading_path": piece.heading_path,
+        "pages": piece.pages,
+        "lines": piece.lines,
+    }
+
+
 def _fields(doc: ParsedDocument, blocks: list[Block], kind: str, options: ChunkOptions) -> Iterator[dict]:
     if kind == "prose":
         for piece in chunk_prose(blocks, options.max_tokens):
-            yield {
-                "kind": "text",
-                "text": piece.text,
-                "index_text": _prose_index_text(doc, piece),
-                "heading_path": piece.heading_path,
-                "pages": piece.pages,
-                "lines": piece.lines,
-            }
+            yield _piece_fields(doc, piece, "text")
     elif kind == "table":
         for block in blocks:
             for piece in chunk_table(block, options.max_tokens):
-                yield {
-                    "kind": "table",
-                    "text": piece.text,
-                    "index_text": _prose_index_text(doc, piece),
-                    "heading_path": piece.heading_path,
-                    "pages": piece.pages,
-                    "lines": piece.lines,
-                }
+                yield _piece_fields(doc, piece, "table")
     else:  # code
         for block in blocks:
             yield from _code_chunks(doc, block, options)
