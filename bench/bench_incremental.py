@@ -150,9 +150,10 @@ def main() -> None:
         f"full build: {args.files} files, {counts['chunks']} chunks, {full_s:.1f} s, peak RSS {rss:.0f} MiB"
     )
     rng = random.Random(99)
+    markdown = sorted(tree.rglob("*.md"))
     steps = {
-        "change 1": lambda: (tree / "area03/doc0003.md").write_text(markdown_file(rng, 3), encoding="utf-8"),
-        "delete 1": lambda: (tree / "area05/doc0005.md").unlink(),
+        "change 1": lambda: markdown[0].write_text(markdown_file(rng, 0), encoding="utf-8"),
+        "delete 1": lambda: markdown[1].unlink(),
         "add 1": lambda: (tree / "area07/new.md").write_text(markdown_file(rng, 10_007), encoding="utf-8"),
         "no change": lambda: None,
     }
