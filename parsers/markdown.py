@@ -19,7 +19,7 @@ from markdown_it.tree import SyntaxTreeNode
 
 from parsers.model import Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
-from parsers.source import SourceFile
+from parsers.source import SourceFile, split_lines
 
 # Front matter values kept after expanding YAML aliases: a "billion laughs" header (aliases of
 # aliases) is a few hundred bytes of YAML and 10^9 values once expanded.
@@ -215,7 +215,7 @@ def iter_blocks(
 ) -> Iterator[Block]:
     """Blocks of a Markdown body in document order; ``offset`` = lines consumed before ``body``."""
     root = block_tree(body, max_nesting)
-    body_lines = body.splitlines()
+    body_lines = split_lines(body)
     headings: list[tuple[int, str]] = []  # (level, text) of the open sections, outermost first
     for node in root.children:
         lines = _line_range(node, body_lines, offset)

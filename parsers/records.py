@@ -14,7 +14,7 @@ from typing import Any
 
 from parsers.model import Block, ParsedDocument, SkipFile
 from parsers.options import ParseOptions
-from parsers.source import SourceFile
+from parsers.source import SourceFile, split_lines
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     docs: list[ParsedDocument] = []
     bad: list[tuple[int, str]] = []
     first_line: dict[str, int] = {}
-    for number, line in enumerate(content.splitlines(), start=1):
+    for number, line in enumerate(split_lines(content), start=1):
         if not line.strip():
             continue
         try:

@@ -3,8 +3,24 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as editors, ``wc -l``, markdown-it and tree-sitter count them: LF, CRLF or lone CR.
+
+    Not ``str.splitlines``, which also breaks at form feed, \\x1c-\\x1e, NEL, U+2028 and U+2029:
+    cited line numbers drifted from the file's, and a JSONL record holding a raw U+2028 (valid JSON,
+    written by ``json.dumps(..., ensure_ascii=False)``) was cut in two and lost. A final line break
+    does not start another line (like splitlines)."""
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "" and len(lines) > 1:
+        lines.pop()
+    return lines if text else []
 
 
 @dataclass(frozen=True)

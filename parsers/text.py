@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from parsers.model import Block, ParsedDocument, SkipFile
 from parsers.options import ParseOptions
-from parsers.source import SourceFile
+from parsers.source import SourceFile, split_lines
 
 
 def paragraphs(text: str) -> list[tuple[str, int, int]]:
@@ -12,7 +12,7 @@ def paragraphs(text: str) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     current: list[str] = []
     start = 0
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if line.strip():
             if not current:
                 start = number

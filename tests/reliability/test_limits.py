@@ -206,3 +206,22 @@ def test_huge_page_is_rendered_at_a_lower_resolution(hostile_module) -> None:
 def test_pdf_seconds_per_file_keeps_the_pages_read(hostile_module) -> None:
     doc = pdf.parse(source("a.pdf", hostile_module.valid_pdf(3)), ParseOptions(ocr=False, pdf_max_pages=2))[0]
     assert {b.page for b in doc.blocks} == {1, 2} and "pdf_max_pages" in doc.metadata["truncated"]
+
+
+# ---- line numbering -----------------------------------------------------------------------------
+
+
+def test_issue8_jsonl_record_with_raw_line_separator_is_kept() -> None:
+    """str.splitlines() broke lines at U+2028, which json.dumps(ensure_ascii=False) writes raw inside
+    strings: the record was cut in two and lost. Found by tests/fuzz."""
+    data = '{"_id": "a", "text": "one\u2028two"}\n{"_id": "b", "text": "three"}\n'.encode()
+    docs = records.parse(source("c.jsonl", data), ParseOptions())
+    assert [d.doc_id for d in docs] == ["a", "b"] and [d.blocks[0].lines for d in docs] == [(1, 1), (2, 2)]
+
+
+def test_issue8_form_feed_and_separators_do_not_shift_text_line_numbers() -> None:
+    """'\\x1e0' was cited as line 2 of a one-line file (found by tests/fuzz)."""
+    docs = parse_source(source("a.txt", b"page one\x0cstill line one\x1e\nline two\n"), ParseOptions())
+    assert [b.lines for b in docs[0].blocks] == [(1, 2)]
+    docs = parse_source(source("b.md", "# T\n\npara\u2028same line\n\nnext\n".encode()), ParseOptions())
+    assert [b.lines for b in docs[0].blocks] == [(1, 1), (3, 3), (5, 5)]
