@@ -22,6 +22,10 @@ from parsers.source import SourceFile
 
 # Block.metadata["node"] of module-level runs; no grammar names a node with angle brackets.
 MODULE_NODE = "<module>"
+# Class-like definitions nested deeper than this (namespaces, modules, classes) become one block
+# with their members inside: the walker recurses per level, and 5,000 nested C++ namespaces raised
+# RecursionError. Real code nests a handful of levels.
+MAX_NESTED_DEFINITIONS = 50
 _ARROW_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _NAME_LEAVES = frozenset(
     {"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name"}
@@ -186,11 +190,17 @@ def _last_row(item: Node | _Definition) -> int:
 
 
 def _scope_nodes(nodes: list[Node], spec: LangSpec) -> list[Node]:
-    """A scope's children with transparent nodes (``#ifdef``, ``extern "C"``) opened in place."""
+    """A scope's children with transparent nodes (``#ifdef``, ``extern "C"``) opened in place.
+
+    Iterative: 3,000 nested ``#ifdef`` blocks made the recursive version raise RecursionError."""
     out: list[Node] = []
-    for node in nodes:
-        if node.type in spec.transparent:
-            out.extend(_scope_nodes(node.children, spec))
+    stack = [iter(nodes)]
+    while stack:
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+        elif node.type in spec.transparent:
+            stack.append(iter(node.children))
         elif node.is_named or node.type not in (";", "{", "}"):
             out.append(node)
     return out
@@ -269,10 +279,10 @@ class _Walk:
         )
 
     def definition(
-        self, item: _Definition, context: tuple[str, ...], prefix: tuple[str, ...]
+        self, item: _Definition, context: tuple[str, ...], prefix: tuple[str, ...], depth: int = 0
     ) -> Iterator[Block]:
         symbol = ".".join((*prefix, definition_name(item.node)))
-        if item.kind == "function":
+        if item.kind == "function" or depth >= MAX_NESTED_DEFINITIONS:
             yield self.block(item, _cut(self.source, item.start, item.end, []), symbol, context)
             return
         body = _body(item.node)
@@ -285,7 +295,7 @@ class _Walk:
         yield self.block(item, header, symbol, context)
         inner_context = (*context, signature(item.node, self.source))
         for member in members:
-            yield from self.definition(member, inner_context, tuple(symbol.split(".")))
+            yield from self.definition(member, inner_context, tuple(symbol.split(".")), depth + 1)
 
     def module(self, nodes: list[Node]) -> Block | None:
         text = _tidy(self.source[_line_start(self.source, nodes[0].start_byte) : nodes[-1].end_byte])

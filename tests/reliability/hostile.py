@@ -266,6 +266,11 @@ def files(rng: random.Random, big: bool) -> dict[str, tuple[bytes, str]]:
     )
     deep_py = "".join("    " * i + f"def f{i}():\n" for i in range(500)) + "    " * 500 + "return 1\n"
     out["code/deep-defs.py"] = (deep_py.encode(), "500 nested Python defs (near the interpreter's own limit)")
+    out["code/deep-namespaces.cpp"] = (
+        b"namespace a {" * 5_000 + b"int f() { return 1; }" + b"}" * 5_000 + b"\n",
+        "5k nested C++ namespaces",
+    )
+    out["code/deep-ifdef.c"] = (b"#ifdef A\n" * 3_000 + b"int x;\n" + b"#endif\n" * 3_000, "3k nested #ifdef")
     out["code/minified.js"] = (b"var a=1;" * 300_000, "2.4 MB single-line minified JS")
     out["records/deep-json.jsonl"] = (
         b'{"_id": "ok", "text": "a good record"}\n' + b"[" * 100_000 + b"]" * 100_000 + b"\n",

@@ -225,3 +225,39 @@ def test_issue8_form_feed_and_separators_do_not_shift_text_line_numbers() -> Non
     assert [b.lines for b in docs[0].blocks] == [(1, 2)]
     docs = parse_source(source("b.md", "# T\n\npara\u2028same line\n\nnext\n".encode()), ParseOptions())
     assert [b.lines for b in docs[0].blocks] == [(1, 1), (3, 3), (5, 5)]
+
+
+# ---- code ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("ns.cpp", "namespace a {" * 5000 + "int f(){return 1;}" + "}" * 5000),
+        ("mods.rs", "mod a {" * 5000 + "fn f(){}" + "}" * 5000),
+        ("classes.java", "class A {" * 3000 + "void f(){}" + "}" * 3000),
+        ("spaces.ts", "namespace A {" * 3000 + "function f(){}" + "}" * 3000),
+    ],
+)
+def test_issue8_deeply_nested_definitions_are_not_a_recursion_error(name: str, text: str) -> None:
+    """The walker recursed once per nested class-like definition: 5,000 C++ namespaces overflowed.
+    Below code.MAX_NESTED_DEFINITIONS levels a container is one block with its members inside."""
+    from parsers.code import MAX_NESTED_DEFINITIONS
+
+    doc = parse_source(source(name, text.encode()), ParseOptions())[0]
+    depths = [(b.symbol or "").count(".") for b in doc.blocks]
+    assert max(depths) == MAX_NESTED_DEFINITIONS
+    assert "f" in doc.blocks[-1].text
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("ifdef.c", "#ifdef A\n" * 3000 + "int x;\n" + "#endif\n" * 3000),
+        ("externc.cpp", 'extern "C" {' * 3000 + "int f(){return 1;}" + "}" * 3000),
+    ],
+)
+def test_issue8_deeply_nested_transparent_scopes_are_not_a_recursion_error(name: str, text: str) -> None:
+    """``#ifdef`` / ``extern "C"`` scopes were opened recursively."""
+    doc = parse_source(source(name, text.encode()), ParseOptions())[0]
+    assert doc.blocks
