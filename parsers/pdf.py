@@ -124,6 +124,8 @@ def _read_pages(
             page.close()  # drop pdfminer's cached layout: long files stay flat in memory
         if content.ocr is not None:
             ocr_pages.append(content.number)
+            if "render_dpi" in content.ocr:  # max_page_pixels lowered the resolution
+                meta.setdefault("ocr_reduced_dpi", []).append([content.number, content.ocr["render_dpi"]])
         if content.ocr_skipped is not None:
             meta.setdefault("ocr_skipped", []).append(content.ocr_skipped)
         pages.append(content)

@@ -52,7 +52,7 @@ EXPECTED: list[tuple[str, str, str | None]] = [
     ("big/single-line-50mb.*", "skipped", "max_text_bytes"),
     ("big/100k-lines.py", "skipped", "max_code_lines"),
     ("big/pixel-bomb.pdf", "skipped", "max_image_pixels"),
-    ("big/huge-page.pdf", "indexed", None),
+    ("big/huge-page.pdf", "indexed", "ocr_reduced_dpi"),
 ]
 
 
@@ -85,7 +85,8 @@ def check_file(root: Path, rel: str, options: ParseOptions) -> list[str]:
         problems.append(f"{rel!r}: no expectation in EXPECTED (add one)")
         return problems
     status, why = expected
-    evidence = " ".join([record.reason or "", json.dumps(record.metadata, ensure_ascii=False)])
+    metadata = [dict(doc.metadata) for doc in outcome.documents[:1]]
+    evidence = " ".join([record.reason or "", json.dumps(metadata, ensure_ascii=False)])
     if status not in ("any", record.status) or (why is not None and why not in evidence):
         problems.append(f"{rel!r}: expected {status} ({why}), got {record.status} ({evidence})")
     return problems
