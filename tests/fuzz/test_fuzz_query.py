@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 import docmill
 
+pytestmark = pytest.mark.slow  # loads the embedding model (session fixture)
+
 FUZZ = settings(
     max_examples=int(os.environ.get("DOCMILL_FUZZ_EXAMPLES", "50")),
     deadline=None,
