@@ -33,8 +33,19 @@ class SourceFile:
     sha256: str
 
     @classmethod
-    def read(cls, path: Path, rel_path: str | None = None) -> SourceFile:
-        data = Path(path).read_bytes()
+    def read(cls, path: Path, rel_path: str | None = None, max_bytes: int | None = None) -> SourceFile:
+        """Read ``path``; with ``max_bytes``, a bigger file raises SkipFile after reading at most
+        ``max_bytes + 1`` bytes (a 10 GB file must not be loaded just to be refused)."""
+        if max_bytes is None:
+            data = Path(path).read_bytes()
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                from parsers.model import SkipFile
+
+                size = Path(path).stat().st_size
+                raise SkipFile(f"file too large ({max(size, len(data))} bytes > max_file_bytes={max_bytes})")
         return cls(
             path=Path(path),
             rel_path=rel_path if rel_path is not None else Path(path).name,

@@ -261,3 +261,12 @@ def test_issue8_deeply_nested_transparent_scopes_are_not_a_recursion_error(name:
     """``#ifdef`` / ``extern "C"`` scopes were opened recursively."""
     doc = parse_source(source(name, text.encode()), ParseOptions())[0]
     assert doc.blocks
+
+
+def test_reading_stops_at_max_file_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"x" * 5000)
+    with pytest.raises(SkipFile, match=r"file too large \(5000 bytes > max_file_bytes=100\)"):
+        SourceFile.read(path, "big.txt", max_bytes=100)
+    assert SourceFile.read(path, "big.txt", max_bytes=5000).data == b"x" * 5000
+    assert SourceFile.read(path, "big.txt").sha256 == SourceFile.read(path, "big.txt", max_bytes=10**6).sha256
