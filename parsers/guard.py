@@ -40,6 +40,9 @@ from parsers.options import ParseOptions
 from parsers.source import SourceFile
 
 _START_TIMEOUT = 120.0  # seconds for a fresh worker to import and say it is ready (shared CPUs)
+# A worker is replaced after this many files, so that whatever a parser library caches or leaks
+# (pdfminer, pdfium, onnxruntime arenas) does not accumulate over a long ingest.
+FILES_PER_WORKER = 200
 
 
 class ParserCrashed(RuntimeError):
@@ -102,18 +105,20 @@ class _Worker:
         )
         theirs.close()
         self.conn = Connection(ours.detach())
+        self.files = 0
         if not self.conn.poll(_START_TIMEOUT):
             self.kill()
             raise ParserCrashed(f"parse worker did not start within {_START_TIMEOUT:g} s")
         self.conn.recv()
 
     def parse(self, source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
-        self.conn.send((source, options))
-        if not self.conn.poll(options.seconds_per_file):
-            raise _Timeout
+        self.files += 1
         try:
+            self.conn.send((source, options))
+            if not self.conn.poll(options.seconds_per_file):
+                raise _Timeout
             reply = self.conn.recv()
-        except EOFError:
+        except (EOFError, OSError):  # the worker died before or while answering
             raise ParserCrashed(f"parser process died (exit code {self.exit_code()})") from None
         if reply[0] == "ok":
             docs: list[ParsedDocument] = reply[1]
@@ -152,6 +157,9 @@ def _acquire() -> _Worker:
 
 
 def _release(worker: _Worker) -> None:
+    if worker.files >= FILES_PER_WORKER:
+        worker.kill()
+        return
     with _idle_lock:
         _idle.append(worker)
 

@@ -87,3 +87,15 @@ def test_pil_pixel_limit_follows_the_options() -> None:
         assert Image.MAX_IMAGE_PIXELS == 1234
     finally:
         Image.MAX_IMAGE_PIXELS = saved
+
+
+def test_workers_are_recycled_after_files_per_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(guard, "FILES_PER_WORKER", 2)
+    guard.shutdown_workers()
+    parse_with_limits(GUIDE)
+    with guard._idle_lock:
+        first = guard._idle[-1].process.pid
+    parse_with_limits(GUIDE)  # second file for this worker: retired instead of kept
+    parse_with_limits(GUIDE)
+    with guard._idle_lock:
+        assert guard._idle[-1].process.pid != first
