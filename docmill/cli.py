@@ -34,19 +34,22 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from flows.pipeline import run_ingest
 
     config = IngestConfig(
-        model=args.model, chunk=ChunkOptions(args.max_tokens), strict=args.strict, keep_builds=args.keep
+        model=args.model,
+        chunk=ChunkOptions(args.max_tokens),
+        strict=args.strict,
+        keep_builds=args.keep,
+        golden=args.golden,
+        gate_margin=args.gate_margin,
     )
     progress = _progress if sys.stderr.isatty() and not args.json else None
-    report = run_ingest(args.sources, args.index, config, progress=progress)
+    report = run_ingest(args.sources, args.index, config, progress=progress, full_rebuild=args.full_rebuild)
     if args.json:
         _print_json(
             {
-                "build": report.build,
+                **report.to_json(),
                 "documents": report.documents,
                 "indexed": report.indexed,
-                "skipped": report.skipped,
-                "chunks": report.chunks,
-                "seconds": round(report.seconds, 3),
+                "published": report.published,
                 "skipped_files": [{"path": p, "reason": r} for p, r in report.skipped_files],
             }
         )
@@ -208,6 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--strict", action="store_true", help="fail (exit 1, publish nothing) if any file is skipped"
     )
+    p.add_argument("--full-rebuild", action="store_true", help="re-parse and re-embed everything")
+    p.add_argument(
+        "--golden", help="queries.jsonl or BEIR folder: refuse to publish a build that scores worse"
+    )
+    p.add_argument("--gate-margin", type=float, default=0.01, help="allowed nDCG@10 drop for --golden")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 

@@ -86,7 +86,9 @@ class HybridIndex:
         self.tokenizer = Tokenizer.from_dict(manifest.tokenizer)
         self.chunks = ChunkStore(build, CHUNKS_FILE, OFFSETS_FILE)
         self.bm25 = BM25Index.load(build / BM25_DIR, mmap=True)
-        self._faiss: Any = None
+        # Every build file is opened here, so a reader keeps a whole build even after a later
+        # publish prunes its folder (open files and mmaps outlive the unlink).
+        self._faiss: Any = load_faiss(build / VECTORS_FILE)
         self._embedder = embedder
         self._lock = threading.Lock()
 
@@ -100,12 +102,6 @@ class HybridIndex:
                 self._embedder = Embedder(self.manifest.embedding["model"])
             return self._embedder
 
-    def _vector_index(self) -> Any:
-        with self._lock:
-            if self._faiss is None:
-                self._faiss = load_faiss(self.build / VECTORS_FILE)
-            return self._faiss
-
     def query_unknown_share(self, query: str) -> float:
         from indexers.vectors import unknown_token_share
 
@@ -116,7 +112,7 @@ class HybridIndex:
 
     def _vector(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> list[tuple[int, float]]:
         vector = self.embedder.encode([query])[0]
-        return search_faiss(self._vector_index(), vector, fetch_k, allowed=allowed)
+        return search_faiss(self._faiss, vector, fetch_k, allowed=allowed)
 
     def search(
         self,

@@ -97,11 +97,23 @@ def build_task(
     config: IngestConfig,
     sources: list[str],
     extra: dict,
+    reuse_fusion: dict | None = None,
 ) -> str:
     embedding = pipeline.embedding_info(config.model, vectors)
-    return str(
-        pipeline.build_index(IndexStore(index), chunks, vectors, records, config, sources, embedding, extra)
+    encode = _embedder(config.model, config.batch_size).encode  # loads the model only if calibrating
+    folder = pipeline.build_index(
+        IndexStore(index),
+        chunks,
+        vectors,
+        records,
+        config,
+        sources,
+        embedding,
+        extra,
+        encode=encode,
+        reuse_fusion=reuse_fusion,
     )
+    return str(folder)
 
 
 @task(cache_policy=NO_CACHE)
@@ -147,7 +159,8 @@ def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: boo
         )
         vectors, embedded = _embed(chunks, config, cache)
         extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": embedded}}
-        folder = build_task(index, chunks, vectors, records, config, sources, extra)
+        reuse = pipeline.reusable_fusion(previous, the_plan, config, full_rebuild)
+        folder = build_task(index, chunks, vectors, records, config, sources, extra, reuse)
         gate = gate_task(index, folder, config)
         publish_task(index, folder, config.keep_builds)
     report = pipeline.make_report(Path(folder).name, index, records, len(chunks), 0.0, {})

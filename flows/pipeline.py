@@ -24,6 +24,7 @@ from chunkers.registry import chunk_document
 from flows import incremental
 from flows.config import IngestConfig
 from indexers.bm25 import BM25Index, BM25Params
+from indexers.calibrate import calibrate_fusion
 from indexers.manifest import DocumentRecord, Manifest
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
@@ -42,6 +43,9 @@ OFFSETS_FILE = "chunk_offsets.npy"
 VECTORS_FILE = "vectors.faiss"
 EMBEDDINGS_FILE = "embeddings.npy"
 BM25_DIR = "bm25"
+FUSION_KEY = "fusion"
+# Recalibrate the fusion weights when at least this share of the files was added, changed or removed.
+RECALIBRATE_SHARE = 0.2
 
 
 class IngestError(RuntimeError):
@@ -210,6 +214,8 @@ def build_index(
     embedding: dict,
     extra: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    encode: Callable[[list[str]], np.ndarray] | None = None,
+    reuse_fusion: dict[str, Any] | None = None,
 ) -> Path:
     """Write a complete, unpublished build folder and return it. BM25 is always built from all
     chunks, so its statistics are exact for this build whatever was reused."""
@@ -220,6 +226,7 @@ def build_index(
     _step(progress, steps, "chunks")
     bm25 = BM25Index.build([tokenizer(c.index_text) for c in chunks], BM25Params(config.k1, config.b))
     bm25.save(folder / BM25_DIR, tokenizer=tokenizer.to_dict())
+    fusion = fusion_for_build(chunks, bm25, tokenizer, vectors, encode, reuse_fusion)
     _step(progress, steps, "bm25")
     np.save(folder / EMBEDDINGS_FILE, vectors.astype(np.float32), allow_pickle=False)
     incremental.save_embedding_keys(
@@ -246,7 +253,7 @@ def build_index(
             "chunks": len(chunks),
         },
         documents=list(records),
-        extra={incremental.REUSE_KEY: incremental.reuse_key(config), **(extra or {})},
+        extra={incremental.REUSE_KEY: incremental.reuse_key(config), FUSION_KEY: fusion, **(extra or {})},
     )
     names = [CHUNKS_FILE, OFFSETS_FILE, EMBEDDINGS_FILE, incremental.EMBEDDING_KEYS_FILE, VECTORS_FILE]
     names += sorted(f"{BM25_DIR}/{p.name}" for p in (folder / BM25_DIR).iterdir())
@@ -254,6 +261,44 @@ def build_index(
     manifest.write(folder)
     _step(progress, steps, "manifest")
     return folder
+
+
+def fusion_for_build(
+    chunks: Sequence[Chunk],
+    bm25: BM25Index,
+    tokenizer: Tokenizer,
+    vectors: np.ndarray,
+    encode: Callable[[list[str]], np.ndarray] | None,
+    reuse: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The hybrid fusion settings stored in the manifest: the previous build's when the corpus
+    barely changed, else calibrated on this corpus (indexers.calibrate), else equal weights."""
+    if reuse is not None:
+        return {**reuse, "reused": True}
+    if encode is None or not len(vectors):
+        return {
+            "method": "none",
+            "weights": {"bm25": 1.0, "vector": 1.0},
+            "reason": "no embedder to calibrate",
+        }
+    return calibrate_fusion(chunks, bm25, tokenizer, vectors, encode)
+
+
+def reusable_fusion(
+    previous: incremental.PreviousBuild | None,
+    the_plan: incremental.Plan,
+    config: IngestConfig,
+    full_rebuild: bool,
+) -> dict[str, Any] | None:
+    """The previous build's calibrated fusion, if under RECALIBRATE_SHARE of the files changed."""
+    if previous is None or full_rebuild or previous.manifest.embedding.get("model") != config.model:
+        return None
+    fusion = previous.manifest.extra.get(FUSION_KEY)
+    if not fusion or fusion.get("method") == "none":
+        return None
+    moved = len(the_plan.added) + len(the_plan.changed) + len(the_plan.removed)
+    total = max(len(the_plan.unchanged) + len(the_plan.added) + len(the_plan.changed), 1)
+    return fusion if moved / total < RECALIBRATE_SHARE else None
 
 
 def _step(progress: Progress | None, steps: list[str], name: str) -> None:
@@ -373,6 +418,13 @@ def run_ingest(
         timings["embed"] = time.perf_counter() - t
         t = time.perf_counter()
         extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": len(work.texts)}}
+        reuse = reusable_fusion(previous, the_plan, config, full_rebuild)
+
+        def encode(texts: list[str]) -> np.ndarray:
+            nonlocal embedder
+            embedder = embedder or Embedder(config.model, batch_size=config.batch_size)
+            return embedder.encode(texts)
+
         folder = build_index(
             store,
             chunks,
@@ -383,6 +435,8 @@ def run_ingest(
             embedding_info(config.model, vectors),
             extra,
             progress,
+            encode=encode,
+            reuse_fusion=reuse,
         )
         timings["build"] = time.perf_counter() - t
         gate = run_gate(store, folder, config, embedder)

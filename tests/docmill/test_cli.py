@@ -92,3 +92,15 @@ def test_inspect_verifies_and_errors_are_clear(cli_index, tmp_path, capsys):
     assert "holds no docmill index" in capsys.readouterr().err
     assert main(["query", str(cli_index), "x", "--mode", "fuzzy"]) == 1
     assert "unknown mode 'fuzzy'" in capsys.readouterr().err
+
+
+def test_ingest_json_reports_the_incremental_diff(small_tree, tmp_path, capsys):
+    index = str(tmp_path / "inc")
+    assert main(["ingest", str(small_tree), "--index", index, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert set(first) >= {"added", "changed", "removed", "unchanged", "skipped", "chunks", "seconds", "build"}
+    assert first["added"] == 5 and first["unchanged"] == 0 and first["published"] is True
+    assert main(["ingest", str(small_tree), "--index", index, "--json"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert (second["added"], second["changed"], second["unchanged"]) == (0, 0, 5)
+    assert second["published"] is False and second["build"] == first["build"]

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 HEAVY = ["prefect", "pdfplumber", "tree_sitter", "rapidocr", "sentence_transformers", "torch", "faiss"]
+# faiss is part of the query path (loaded by open_index); the model stack and the ingest side are not.
 
 
 def _modules_after(code: str) -> dict:
@@ -30,7 +31,8 @@ def test_bm25_query_loads_no_model_and_vector_query_loads_it(small_index):
         f"import docmill\nidx = docmill.open_index({str(small_index)!r})\n"
         "assert idx.search('install linux', mode='bm25').hits"
     )
-    assert not any(bm25.values()), bm25
+    assert bm25["faiss"]
+    assert not any(v for name, v in bm25.items() if name != "faiss"), bm25
     vec = _modules_after(
         f"import docmill\nidx = docmill.open_index({str(small_index)!r})\n"
         "assert idx.search('install linux', mode='vector').hits"

@@ -1,0 +1,83 @@
+"""Fusion calibration picks the side that can find held-out sentences, on corpora built so that
+one side is known to be useless."""
+
+import random
+
+import numpy as np
+
+from chunkers.model import Chunk
+from indexers.bm25 import BM25Index
+from indexers.calibrate import calibrate_fusion, sample_pseudo_queries
+from indexers.tokenize import Tokenizer
+
+TOKENIZE = Tokenizer()
+_LETTERS = "bcdfghjklmnprstvz"
+WORDS = sorted({"".join(random.Random(i).choices(_LETTERS, k=7)) for i in range(3000)})
+
+
+def _corpus(n=120, seed=1, disjoint=False):
+    """Three sentences per chunk over a chunk-specific vocabulary: shared between the sentences (BM25
+    can find the rest of the chunk from one sentence) or ``disjoint`` (it cannot)."""
+    rng = random.Random(seed)
+    chunks = []
+    for i in range(n):
+        vocab = rng.sample(WORDS, 18)
+        parts = [vocab[6 * s : 6 * s + 6] if disjoint else rng.sample(vocab[:12], 6) for s in range(3)]
+        text = " ".join(" ".join(p).capitalize() + "." for p in parts)
+        chunks.append(
+            Chunk(id=str(i), doc_id=str(i), path="c.jsonl", kind="text", text=text, index_text=text)
+        )
+    return chunks
+
+
+def _unit(rows):
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_pseudo_queries_are_sentences_taken_out_of_their_chunk():
+    chunks = _corpus()
+    queries = sample_pseudo_queries(chunks, TOKENIZE, 50)
+    assert len(queries) == 50
+    for q in queries:
+        assert q.query in chunks[q.row].text and q.query not in q.remainder
+    assert sample_pseudo_queries(chunks, TOKENIZE, 50) == queries  # seeded: deterministic
+
+
+def test_noise_vectors_get_no_weight_against_a_working_bm25():
+    chunks = _corpus()
+    rng = np.random.default_rng(0)
+    vectors = _unit(rng.normal(size=(len(chunks), 16))).astype(np.float32)
+    bm25 = BM25Index.build([TOKENIZE(c.index_text) for c in chunks])
+    result = calibrate_fusion(
+        chunks, bm25, TOKENIZE, vectors, lambda texts: _unit(rng.normal(size=(len(texts), 16)))
+    )
+    assert result["pseudo_queries"] >= 30
+    assert result["mrr"]["bm25"] > 0.8 and result["mrr"]["vector"] < 0.2
+    assert result["weights"]["bm25"] >= 2 * result["weights"]["vector"]
+
+
+def test_a_useless_bm25_gets_less_weight_than_a_working_vector_side():
+    chunks = _corpus(disjoint=True)  # a held-out sentence shares no word with the rest of its chunk
+    rng = np.random.default_rng(0)
+    vectors = _unit(rng.normal(size=(len(chunks), 16))).astype(np.float32)
+    bm25 = BM25Index.build([TOKENIZE(c.index_text) for c in chunks])
+
+    def oracle(texts):  # a vector side that knows which chunk a text came from
+        words = [set(TOKENIZE(t)) for t in texts]
+        rows = [max(range(len(chunks)), key=lambda i: len(w & set(TOKENIZE(chunks[i].text)))) for w in words]
+        return vectors[rows]
+
+    result = calibrate_fusion(chunks, bm25, TOKENIZE, vectors, oracle)
+    assert result["mrr"]["vector"] > 0.9 and result["mrr"]["bm25"] < 0.1
+    assert result["weights"]["bm25"] < result["weights"]["vector"]
+
+
+def test_small_corpus_keeps_equal_weights_without_encoding():
+    chunks = _corpus(n=10)
+    bm25 = BM25Index.build([TOKENIZE(c.index_text) for c in chunks])
+
+    def never(texts):
+        raise AssertionError("must not encode")
+
+    result = calibrate_fusion(chunks, bm25, TOKENIZE, np.zeros((10, 4), np.float32), never)
+    assert result["weights"] == {"bm25": 1.0, "vector": 1.0} and "pseudo-queries" in result["reason"]
