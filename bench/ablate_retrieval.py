@@ -33,7 +33,19 @@ FUSIONS = {
     "rrf k=100": {"rrf_k": 100},
     "bm25 w=0.5": {"weights": {"bm25": 0.5}},
     "vector w=0.5": {"weights": {"vector": 0.5}},
+    "calibrated": None,  # weights from indexers.calibrate on this index (what a fresh build stores)
 }
+
+
+def calibrated_weights(index) -> dict:
+    import numpy as np
+
+    from indexers.calibrate import calibrate_fusion
+
+    vectors = np.load(index.build / "embeddings.npy", mmap_mode="r")
+    result = calibrate_fusion(index.chunks.all(), index.bm25, index.tokenizer, vectors, index.embedder.encode)
+    print(f"calibration: {result}", file=sys.stderr)
+    return {"weights": result["weights"]}
 
 
 def swap_bm25(index, options: dict) -> None:
@@ -64,7 +76,10 @@ def main() -> None:
         bm25 = evaluate(index, data, ("bm25",))["bm25"]["ndcg@10"]
         for fusion_name in args.fusions.split(","):
             started = time.perf_counter()
-            hybrid = evaluate(index, data, ("hybrid",), search_options=FUSIONS[fusion_name])["hybrid"]
+            options = FUSIONS[fusion_name]
+            if options is None:
+                options = calibrated_weights(index)
+            hybrid = evaluate(index, data, ("hybrid",), search_options=options)["hybrid"]
             print(
                 f"| {tok_name} | {fusion_name} | {bm25:.4f} | {hybrid['ndcg@10']:.4f} | "
                 f"{hybrid['recall@100']:.4f} | {time.perf_counter() - started:.0f} |",

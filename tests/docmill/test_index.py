@@ -20,6 +20,7 @@ def test_each_mode_finds_the_linux_install_section(index, mode):
         "which folder does the installer place the daemon in, and does it register a systemd unit",
         k=3,
         mode=mode,
+        abstain=False,
     )
     top = result.hits[0]
     assert top.chunk.path == "proj/guide/install.md"
