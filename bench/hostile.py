@@ -42,6 +42,7 @@ def load_generator() -> Any:
     spec = importlib.util.spec_from_file_location("docmill_hostile", REPO / "tests" / "reliability" / "hostile.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
     spec.loader.exec_module(module)
     return module
 
