@@ -14,15 +14,14 @@ reused: starting one costs ~0.1 s plus the parser imports, once per worker, not 
 come back over a socketpair as multiprocessing messages, i.e. pickled, between two processes of
 this program that trust each other; nothing pickled ever touches disk.
 
-Inside a daemonic process (a Dask/multiprocessing pool worker), which may not start children, the
-parse runs in-process instead, with SIGALRM as the limit when on the main thread (it interrupts
-Python code only, not a C call); elsewhere the in-process limits are all that apply.
+This works inside daemonic processes too (Dask's process workers): multiprocessing forbids them
+children, but these are plain subprocesses, and a worker exits by itself when its parent's end of
+the socket closes, so none is orphaned.
 """
 
 from __future__ import annotations
 
 import atexit
-import multiprocessing
 import os
 import signal
 import socket
@@ -179,8 +178,6 @@ def parse_with_limits(source: SourceFile, options: ParseOptions | None = None) -
     Raises SkipFile (the parser's own reasons, or "time limit: ..."), or ParserCrashed when the
     parser raised something else or its process died; the pipeline records either as a skip."""
     options = options or ParseOptions()
-    if multiprocessing.current_process().daemon:
-        return _parse_in_process(source, options)
     worker = _acquire()
     started = time.monotonic()
     try:
@@ -209,25 +206,3 @@ def _timeout_reason(options: ParseOptions, elapsed: float) -> str:
         f"time limit: parsing took longer than {options.seconds_per_file:g} s (seconds_per_file); "
         f"stopped after {elapsed:.1f} s"
     )
-
-
-def _parse_in_process(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
-    """Fallback where no child process may be started: SIGALRM on the main thread, else no timer."""
-    from parsers.registry import parse_source
-
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        return parse_source(source, options)
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        raise _Timeout
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    started = time.monotonic()
-    signal.setitimer(signal.ITIMER_REAL, options.seconds_per_file)
-    try:
-        return parse_source(source, options)
-    except _Timeout:
-        raise SkipFile(_timeout_reason(options, time.monotonic() - started)) from None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
