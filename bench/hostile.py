@@ -39,7 +39,9 @@ DEFAULT_EVAL = REPO.parent / "shared" / "eval" / "pdf"
 
 
 def load_generator() -> Any:
-    spec = importlib.util.spec_from_file_location("docmill_hostile", REPO / "tests" / "reliability" / "hostile.py")
+    spec = importlib.util.spec_from_file_location(
+        "docmill_hostile", REPO / "tests" / "reliability" / "hostile.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
@@ -65,7 +67,9 @@ def guarded_parse(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
     try:
         source = SourceFile.read(ref.path, ref.rel_path)
     except OSError as exc:
-        return ParseOutcome(DocumentRecord(ref.rel_path, "", 0, parser, "skipped", f"unreadable: {exc.strerror}"))
+        return ParseOutcome(
+            DocumentRecord(ref.rel_path, "", 0, parser, "skipped", f"unreadable: {exc.strerror}")
+        )
     record = DocumentRecord(ref.rel_path, source.sha256, len(source.data), parser, "indexed")
     try:
         docs = parse_with_limits(source, options)
@@ -109,7 +113,9 @@ def run(files: list[tuple[Path, str]], options: ParseOptions, guard: bool) -> di
             reasons[reason_class(record.reason or "")] += 1
             if (record.reason or "").startswith("parser error"):
                 errors.append((rel, record.reason))
-        print(f"[{i}/{len(files)}] {timings[-1][0]:6.2f}s {record.status:8s} {rel}", file=sys.stderr, flush=True)
+        print(
+            f"[{i}/{len(files)}] {timings[-1][0]:6.2f}s {record.status:8s} {rel}", file=sys.stderr, flush=True
+        )
     timings.sort(reverse=True)
     return {
         "files": len(files),
@@ -127,12 +133,18 @@ def run(files: list[tuple[Path, str]], options: ParseOptions, guard: bool) -> di
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--eval", type=Path, default=None, help=f"folder to parse (default {DEFAULT_EVAL})")
-    parser.add_argument("--generated", action="store_true", help="also the generated hostile set (big files too)")
+    parser.add_argument(
+        "--generated", action="store_true", help="also the generated hostile set (big files too)"
+    )
     parser.add_argument("--ocr", action="store_true", help="OCR scanned pages (slow: ~10-30 s per page here)")
     parser.add_argument("--only-scanned", action="store_true", help="only PDFs whose path mentions ocr/scan")
-    parser.add_argument("--guard", action="store_true", help="parse in a worker process with the hard time limit")
+    parser.add_argument(
+        "--guard", action="store_true", help="parse in a worker process with the hard time limit"
+    )
     parser.add_argument("--json", type=Path, help="write the report here too")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
