@@ -41,5 +41,8 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_bm25.py
 
+fuzz: $(STAMP)
+	DOCMILL_FUZZ_EXAMPLES=$${DOCMILL_FUZZ_EXAMPLES:-2000} $(BIN)/pytest -q tests/fuzz
+
 clean:
 	rm -rf $(VENV) index .pytest_cache .mypy_cache .ruff_cache

@@ -39,7 +39,7 @@ def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
     table = block.table
     title = _title(block, table)
     # Markdown source: header rows, the separator line, then one line per body row.
-    first_body_line = block.lines[0] + table.header_rows + 1 if block.lines else None
+    first_body_line = block.lines[0] + max(table.header_rows, 1) + 1 if block.lines else None
     for start, rows in row_groups(table, max_tokens):
         text = table.markdown(body=rows)
         if title:

@@ -29,9 +29,9 @@ from indexers.manifest import DocumentRecord, Manifest
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
 from indexers.vectors import Embedder, build_faiss, save_faiss
+from parsers.guard import parse_with_limits
 from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
-from parsers.registry import parse_source
 from parsers.source import SourceFile
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ class IngestReport:
 def _inside(path: Path, root: Path) -> bool:
     try:
         path.resolve().relative_to(root.resolve())
-    except ValueError:
+    except (ValueError, RuntimeError, OSError):  # outside the root, a symlink loop, a dangling link
         return False
     return True
 
@@ -153,13 +153,16 @@ def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
 
     parser = parser_name_for(ref.path)
     try:
-        source = SourceFile.read(ref.path, ref.rel_path)
+        source = SourceFile.read(ref.path, ref.rel_path, max_bytes=options.max_file_bytes)
+    except SkipFile as exc:
+        size = ref.path.stat().st_size
+        return ParseOutcome(DocumentRecord(ref.rel_path, "", size, parser, "skipped", str(exc)))
     except OSError as exc:
         reason = f"unreadable: {exc.strerror or exc}"
         return ParseOutcome(DocumentRecord(ref.rel_path, "", 0, parser, "skipped", reason))
     record = DocumentRecord(ref.rel_path, source.sha256, len(source.data), parser, "indexed")
     try:
-        docs = parse_source(source, options)
+        docs = parse_with_limits(source, options)  # in a worker process: a hard time limit per file
     except SkipFile as exc:
         record.status, record.reason = "skipped", str(exc)
         log.info("skipping %s: %s", ref.rel_path, exc)

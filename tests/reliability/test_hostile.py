@@ -127,8 +127,6 @@ def test_whole_hostile_folder_ingests_and_the_manifest_lists_every_file(
     hostile_small, embedder, tmp_path: Path
 ) -> None:
     root, written = hostile_small
-    for loop in (root / "links").glob("loop-*"):  # see test_paths: discover() crashes on a loop
-        loop.unlink()
     index = tmp_path / "index"
     report = run_ingest([root], index, embedder=embedder)
     manifest = json.loads(next((index / "builds").glob("*/manifest.json")).read_text(encoding="utf-8"))
