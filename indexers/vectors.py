@@ -6,11 +6,15 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from indexers.onnx_export import ONNX_INPUTS
 
 log = logging.getLogger(__name__)
 
@@ -51,15 +55,56 @@ def model_available(name: str) -> bool:
     return Path(resolved).is_dir() or not os.environ.get("HF_HUB_OFFLINE")
 
 
-class Embedder:
-    """Encodes texts to float32, L2-normalised rows. Thread-safe; the model loads on first use."""
+BACKENDS = ("torch", "onnx", "onnx-int8")
+# Vectors of a fast path must match the reference (SentenceTransformer.encode) this closely, checked
+# once on load; otherwise the fast path is switched off for that Embedder.
+FAST_PATH_TOLERANCE = 1e-4
+_PROBE_TEXT = "docmill checks its fast embedding path against sentence-transformers once."
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32, device: str = "cpu") -> None:
+
+class Embedder:
+    """Encodes texts to float32, L2-normalised rows. Thread-safe; the model loads on first use.
+
+    ``backend`` chooses how passages are embedded: ``"torch"`` (default) is
+    ``SentenceTransformer.encode``; ``"onnx"`` runs the same weights exported to ONNX Runtime (same
+    vectors within 1e-6); ``"onnx-int8"`` runs int8 (per-channel, dynamic) weights: faster, but the
+    vectors change (cosine to the reference ~0.99, and activations are quantized per batch, so a
+    text's vector depends slightly on its batch-mates), so it is opt-in and belongs in the manifest.
+
+    A single text (a query) takes a fast path: tokenizer + one ONNX Runtime forward on
+    ``query_threads`` threads (torch under ``inference_mode`` if ONNX export is unavailable), checked
+    against the reference on load, and an LRU cache of the last ``query_cache_size`` queries.
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        batch_size: int = 32,
+        device: str = "cpu",
+        backend: str = "torch",
+        num_threads: int | None = None,
+        query_threads: int = 1,
+        query_cache_size: int = 1024,
+    ) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown embedding backend {backend!r}; expected one of: {', '.join(BACKENDS)}")
+        if batch_size <= 0 or query_threads <= 0 or query_cache_size < 0:
+            raise ValueError("batch_size and query_threads must be positive, query_cache_size >= 0")
+        if num_threads is not None and num_threads <= 0:
+            raise ValueError(f"num_threads must be positive or None, got {num_threads}")
         self.model_name = model
         self.batch_size = batch_size
         self.device = device
+        self.backend = backend
+        self.num_threads = num_threads
+        self.query_threads = query_threads
+        self.query_cache_size = query_cache_size
         self._model: Any = None
         self._lock = threading.Lock()
+        self._sessions: dict[str, Any] = {}
+        self._query_path: str | None = None  # "onnx", "onnx-int8", "torch" or "reference"
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     def _load(self) -> Any:
         with self._lock:
@@ -90,21 +135,166 @@ class Embedder:
     def max_seq_length(self) -> int:
         return int(self._load().max_seq_length)
 
+    @property
+    def query_path(self) -> str:
+        """How a single query is embedded here: "onnx", "onnx-int8", "torch" or "reference"."""
+        self._prepare_query_path()
+        assert self._query_path is not None
+        return self._query_path
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) == 1:
+            return self.encode_query(texts[0])[None, :]
         model = self._load()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
+        if self.backend == "torch":
+            with _torch_threads(self.num_threads):
+                vectors = model.encode(
+                    list(texts),
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            return np.ascontiguousarray(vectors, dtype=np.float32)
+        session = self._session(self.backend, self.num_threads)
+        # Longest first, so a batch holds texts of similar length (little padding); rows go back
+        # to input order at the end.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            out[rows] = self._onnx_forward(session, [texts[i] for i in rows])
+        return out
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """One text's vector (dim,), from the LRU cache or the fast path."""
+        with self._cache_lock:
+            cached = self._cache.get(text)
+            if cached is not None:
+                self._cache.move_to_end(text)
+                return cached.copy()
+        vector = self._encode_one(text)
+        if self.query_cache_size:
+            with self._cache_lock:
+                self._cache[text] = vector
+                while len(self._cache) > self.query_cache_size:
+                    self._cache.popitem(last=False)
+        return vector.copy()
+
+    def _encode_one(self, text: str) -> np.ndarray:
+        path = self.query_path
+        if path == "reference":
+            return self._reference([text])[0]
+        if path == "torch":
+            return self._torch_forward([text])[0]
+        return self._onnx_forward(self._session(path, self.query_threads), [text])[0]
+
+    def _reference(self, texts: list[str]) -> np.ndarray:
+        vectors = self._load().encode(
+            texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
-        return np.ascontiguousarray(vectors, dtype=np.float32)
+        return np.asarray(vectors, dtype=np.float32)
+
+    def _prepare_query_path(self) -> None:
+        """Pick the query path once: ONNX (int8 when that is the backend, so queries and passages
+        match), else plain torch; each is checked against the reference on a probe text."""
+        if self._query_path is not None:
+            return
+        candidates = ["onnx-int8"] if self.backend == "onnx-int8" else ["onnx", "torch"]
+        reference = self._reference([_PROBE_TEXT])[0]
+        chosen = "reference"
+        for candidate in candidates:
+            try:
+                if candidate == "torch":
+                    vector = self._torch_forward([_PROBE_TEXT])[0]
+                else:
+                    vector = self._onnx_forward(self._session(candidate, self.query_threads), [_PROBE_TEXT])[
+                        0
+                    ]
+            except (ImportError, RuntimeError, OSError, ValueError) as exc:
+                log.info("query path %s unavailable for %s: %s", candidate, self.model_name, exc)
+                continue
+            # int8 is expected to differ; the other paths must reproduce the reference.
+            limit = 0.2 if candidate == "onnx-int8" else FAST_PATH_TOLERANCE
+            if float(np.abs(vector - reference).max()) <= limit:
+                chosen = candidate
+                break
+            log.warning("query path %s differs from sentence-transformers; not used", candidate)
+        self._query_path = chosen
+
+    def _features(self, texts: list[str]) -> dict[str, Any]:
+        model = self._load()
+        preprocess = getattr(model, "preprocess", None) or model.tokenize
+        features = preprocess(texts)
+        return {name: features[name] for name in ONNX_INPUTS if name in features}
+
+    def _torch_forward(self, texts: list[str]) -> np.ndarray:
+        import torch
+
+        from indexers.onnx_export import encoder_of
+
+        features = self._features(texts)
+        with _torch_threads(self.query_threads), torch.inference_mode():
+            hidden = encoder_of(self._load())(**features).last_hidden_state
+            return _mean_pool(hidden.numpy(), features["attention_mask"].numpy())
+
+    def _onnx_forward(self, session: Any, texts: list[str]) -> np.ndarray:
+        features = self._features(texts)
+        names = {i.name for i in session.get_inputs()}
+        feed = {name: value.numpy().astype(np.int64) for name, value in features.items() if name in names}
+        hidden = session.run(None, feed)[0]
+        return _mean_pool(hidden, feed["attention_mask"])
+
+    def _session(self, kind: str, threads: int | None) -> Any:
+        key = f"{kind}/{threads}"
+        with self._lock:
+            session = self._sessions.get(key)
+        if session is None:
+            import onnxruntime as ort
+
+            from indexers.onnx_export import onnx_model
+
+            path = onnx_model(self._load(), resolve_model(self.model_name), int8=kind == "onnx-int8")
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = threads or 0
+            options.inter_op_num_threads = 1
+            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            with self._lock:
+                session = self._sessions.setdefault(key, session)
+        return session
 
     def tokenizer(self) -> Any:
         return self._load().tokenizer
+
+
+def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    weights = mask[..., None].astype(np.float32)
+    summed = (hidden.astype(np.float32) * weights).sum(axis=1)
+    pooled = summed / np.maximum(weights.sum(axis=1), 1e-9)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return np.ascontiguousarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+
+
+@contextmanager
+def _torch_threads(threads: int | None) -> Iterator[None]:
+    """torch's thread count is process-wide: set it for one call and put the caller's back."""
+    if threads is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    if before != threads:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        if before != threads:
+            torch.set_num_threads(before)
 
 
 def unknown_token_share(tokenizer: Any, texts: Sequence[str]) -> float:
