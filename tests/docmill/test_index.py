@@ -100,3 +100,25 @@ def test_search_many_fuses_phrasings(index):
     assert {h.chunk.id for h in many.hits} & {h.chunk.id for h in single.hits}
     nothing = index.search_many(["zzqx vorpal", "brillig tove"], k=3)
     assert nothing.abstained and nothing.hits == [] and "every phrasing abstained" in nothing.reason
+
+
+def test_concurrent_searches_from_threads_agree_with_serial_ones(index):
+    from concurrent.futures import ThreadPoolExecutor
+
+    queries = [
+        "evict oldest entry",
+        "install on linux",
+        "minimum ubuntu version",
+        "安装脚本",
+        "systemd unit",
+    ] * 4
+    modes = ["bm25", "vector", "hybrid"]
+    jobs = [(q, m) for q in queries for m in modes]
+    serial = {(q, m): [h.chunk.id for h in index.search(q, k=5, mode=m, abstain=False)] for q, m in set(jobs)}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        parallel = list(
+            pool.map(
+                lambda job: [h.chunk.id for h in index.search(job[0], k=5, mode=job[1], abstain=False)], jobs
+            )
+        )
+    assert parallel == [serial[job] for job in jobs]
