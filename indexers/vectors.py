@@ -347,12 +347,20 @@ def search_faiss(
     if n == 0 or k <= 0:
         return []
     query = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
-    if allowed is None:
-        scores, ids = index.search(query, min(k, n))
-    else:
-        allowed_ids = np.flatnonzero(allowed).astype(np.int64)
-        if len(allowed_ids) == 0:
-            return []
-        params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed_ids))
-        scores, ids = index.search(query, min(k, len(allowed_ids)), params=params)
+    # One query is one thread's work: FAISS's OpenMP team only adds barrier waits, which cost
+    # 5-20 ms on a busy 2-core machine (bench/bench_query.py). The setting is process-wide, so it is
+    # put back after the call.
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        if allowed is None:
+            scores, ids = index.search(query, min(k, n))
+        else:
+            allowed_ids = np.flatnonzero(allowed).astype(np.int64)
+            if len(allowed_ids) == 0:
+                return []
+            params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed_ids))
+            scores, ids = index.search(query, min(k, len(allowed_ids)), params=params)
+    finally:
+        faiss.omp_set_num_threads(threads)
     return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]

@@ -1,0 +1,174 @@
+"""Hybrid query latency on SciFact: docmill vs LangChain's EnsembleRetriever, same model, same run.
+
+docmill: ``open_index(...).search(q, k=10, mode="hybrid")`` with its defaults (fetch_k=100 per
+retriever, RRF, abstain check), query-embedding cache off so every query is embedded. LangChain:
+EnsembleRetriever(BM25Retriever (rank_bm25), FAISS vectorstore (flat L2 over the same normalised
+vectors as our index, so no re-embedding), weights 0.5/0.5), HuggingFaceEmbeddings over the same
+MiniLM folder. Calls alternate per query. Also: single-query embedding under torch 1 vs 2 threads.
+
+    PYTHONPATH=. .venv/bin/python bench/bench_query.py [--queries 200] [--index DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import numpy as np  # noqa: E402
+
+from bench.common import REPO, SCIFACT, interleaved, median, percentile, table  # noqa: E402
+
+
+def scifact_index(index: Path | None) -> Path:
+    """The eval cache's SciFact index for the current config if it is built, else the newest built
+    SciFact index in that cache (an older config differs in chunking/fusion details, not in what
+    a query costs), else build it through run_ingest (~20-40 min of embedding here)."""
+    from docmill.eval import DEFAULT_CACHE, cache_key, ensure_index, load_beir
+    from flows.config import IngestConfig
+    from flows.pipeline import make_tokenizer
+    from indexers.store import IndexStore
+
+    if index is not None:
+        return index
+    dataset, cache = load_beir(SCIFACT, "train"), REPO / DEFAULT_CACHE
+    config = IngestConfig()
+    key = cache_key(dataset.corpus, {**config.to_dict(), "tokenizer": make_tokenizer(config).to_dict()})
+    built = [p for p in cache.glob(f"{dataset.name}-*") if IndexStore(p).current_name() is not None]
+    if cache / f"{dataset.name}-{key}" in built or not built:
+        return ensure_index(dataset, cache, config)
+    return max(built, key=lambda p: (p / "CURRENT").stat().st_mtime)
+
+
+def langchain_peer(index: Any, model_path: str) -> Any:
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    from langchain_classic.retrievers import EnsembleRetriever
+    from langchain_community.retrievers import BM25Retriever
+    from langchain_community.vectorstores import FAISS
+    from langchain_huggingface import HuggingFaceEmbeddings
+
+    texts = [chunk.index_text for chunk in index.chunks.all()]
+    vectors = np.load(index.build / "embeddings.npy")
+    embeddings = HuggingFaceEmbeddings(model=model_path, encode_kwargs={"normalize_embeddings": True})
+    store = FAISS.from_embeddings(list(zip(texts, vectors.tolist(), strict=True)), embeddings)
+    bm25 = BM25Retriever.from_texts(texts, k=10)
+    return EnsembleRetriever(
+        retrievers=[bm25, store.as_retriever(search_kwargs={"k": 10})], weights=[0.5, 0.5]
+    )
+
+
+def thread_study(queries: list[str], model_path: str) -> str:
+    """Single-query embedding: plain ST.encode at torch 1 and 2 threads vs docmill's query paths."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from indexers.vectors import Embedder
+
+    st = SentenceTransformer(model_path, device="cpu")
+    onnx1 = Embedder(query_cache_size=0)
+    onnx2 = Embedder(query_cache_size=0, query_threads=2)
+    torch1 = Embedder(query_cache_size=0)
+    torch1._query_path = "torch"  # the fallback used without the onnx package
+    for e in (onnx1, onnx2):
+        e.encode_query("warm up")
+
+    def st_at(threads: int) -> Any:
+        def run(q: str) -> Any:
+            torch.set_num_threads(threads)
+            return st.encode([q], normalize_embeddings=True, show_progress_bar=False)
+
+        return run
+
+    candidates = {
+        "ST.encode, torch 2 threads (peer)": st_at(2),
+        "ST.encode, torch 1 thread": st_at(1),
+        "docmill torch path, 1 thread": torch1.encode_query,
+        "docmill ONNX path, 1 thread (default)": onnx1.encode_query,
+        "docmill ONNX path, 2 threads": onnx2.encode_query,
+    }
+    for fn in candidates.values():
+        fn(queries[0])
+    samples = interleaved(candidates, queries)
+    peer = median(samples["ST.encode, torch 2 threads (peer)"])
+    rows = [(name, median(ms), percentile(ms, 95), peer / median(ms)) for name, ms in samples.items()]
+    return table(["single-query embedding", "p50 ms", "p95 ms", "speed-up vs peer p50"], rows)
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=200, help="SciFact train queries timed (of 809)")
+    parser.add_argument("--index", type=Path, default=None)
+    args = parser.parse_args(argv)
+
+    import docmill
+    from docmill.eval import load_beir
+    from indexers.vectors import Embedder, resolve_model, search_faiss
+
+    model_path = resolve_model("all-MiniLM-L6-v2")
+    queries = list(load_beir(SCIFACT, "train").queries.values())[: args.queries]
+    path = scifact_index(args.index)
+    embedder = Embedder(query_cache_size=0)
+    index = docmill.open_index(path, embedder=embedder)
+    peer = langchain_peer(index, model_path)
+    index.search(queries[0], k=10)  # model load + ONNX export/session off the clock
+    peer.invoke(queries[0])
+
+    samples = interleaved(
+        {"docmill": lambda q: index.search(q, k=10, mode="hybrid"), "langchain": peer.invoke}, queries
+    )
+    probe = embedder.encode_query(queries[0])
+    parts = interleaved(
+        {
+            "embed": embedder.encode_query,
+            "bm25": lambda q: index._bm25(q, 100, None),
+            "faiss": lambda q: search_faiss(index._faiss, probe, 100),
+        },
+        queries,
+    )
+    cached = Embedder()  # the default: an LRU cache of recent queries
+    cached_index = docmill.open_index(path, embedder=cached)
+    for q in queries:
+        cached_index.search(q, k=10)
+    repeat = interleaved({"docmill, repeated query": lambda q: cached_index.search(q, k=10)}, queries)
+
+    lc50, lc95 = median(samples["langchain"]), percentile(samples["langchain"], 95)
+    rows = [
+        (
+            "docmill hybrid (fetch_k=100, RRF, abstain check)",
+            median(samples["docmill"]),
+            percentile(samples["docmill"], 95),
+            lc50 / median(samples["docmill"]),
+        ),
+        (
+            "docmill hybrid, repeated query (LRU hit)",
+            median(repeat["docmill, repeated query"]),
+            percentile(repeat["docmill, repeated query"], 95),
+            lc50 / median(repeat["docmill, repeated query"]),
+        ),
+        ("LangChain EnsembleRetriever (BM25Retriever + FAISS, k=10) (peer)", lc50, lc95, 1.0),
+    ]
+    out = [
+        f"SciFact index {path.name}: {len(index)} chunks; {len(queries)} train queries, "
+        f"docmill and LangChain alternated per query; docmill query path: {embedder.query_path}.",
+        "",
+        table(["hybrid query", "p50 ms", "p95 ms", "speed-up vs LangChain p50"], rows),
+        "",
+        "docmill's parts (medians): "
+        + ", ".join(f"{name} {median(ms):.2f} ms" for name, ms in parts.items()),
+        "",
+        thread_study(queries[:100], model_path),
+    ]
+    report = "\n".join(out)
+    print(report)
+    return report
+
+
+if __name__ == "__main__":
+    main()
