@@ -100,7 +100,7 @@ def build_task(
     reuse_fusion: dict | None = None,
 ) -> str:
     embedding = pipeline.embedding_info(config.model, vectors)
-    encode = _embedder(config.model, config.batch_size).encode  # loads the model only if calibrating
+    embedder = _embedder(config.model, config.batch_size)  # the model loads only if calibrating
     folder = pipeline.build_index(
         IndexStore(index),
         chunks,
@@ -110,7 +110,7 @@ def build_task(
         sources,
         embedding,
         extra,
-        encode=encode,
+        embedder=embedder,
         reuse_fusion=reuse_fusion,
     )
     return str(folder)

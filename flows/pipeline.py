@@ -28,7 +28,7 @@ from indexers.calibrate import calibrate_fusion
 from indexers.manifest import DocumentRecord, Manifest
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
-from indexers.vectors import Embedder, build_faiss, save_faiss
+from indexers.vectors import Embedder, build_faiss, save_faiss, unknown_token_share
 from parsers.guard import parse_with_limits
 from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
@@ -46,6 +46,8 @@ BM25_DIR = "bm25"
 FUSION_KEY = "fusion"
 # Recalibrate the fusion weights when at least this share of the files was added, changed or removed.
 RECALIBRATE_SHARE = 0.2
+# Warn when the embedding model cannot read more than this share of the corpus.
+HIGH_UNKNOWN_SHARE = 0.2
 
 
 class IngestError(RuntimeError):
@@ -217,7 +219,7 @@ def build_index(
     embedding: dict,
     extra: dict[str, Any] | None = None,
     progress: Progress | None = None,
-    encode: Callable[[list[str]], np.ndarray] | None = None,
+    embedder: Embedder | None = None,
     reuse_fusion: dict[str, Any] | None = None,
 ) -> Path:
     """Write a complete, unpublished build folder and return it. BM25 is always built from all
@@ -229,7 +231,7 @@ def build_index(
     _step(progress, steps, "chunks")
     bm25 = BM25Index.build([tokenizer(c.index_text) for c in chunks], BM25Params(config.k1, config.b))
     bm25.save(folder / BM25_DIR, tokenizer=tokenizer.to_dict())
-    fusion = fusion_for_build(chunks, bm25, tokenizer, vectors, encode, reuse_fusion)
+    fusion = fusion_for_build(chunks, bm25, tokenizer, vectors, embedder, reuse_fusion)
     _step(progress, steps, "bm25")
     np.save(folder / EMBEDDINGS_FILE, vectors.astype(np.float32), allow_pickle=False)
     incremental.save_embedding_keys(
@@ -271,20 +273,39 @@ def fusion_for_build(
     bm25: BM25Index,
     tokenizer: Tokenizer,
     vectors: np.ndarray,
-    encode: Callable[[list[str]], np.ndarray] | None,
+    embedder: Embedder | None,
     reuse: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """The hybrid fusion settings stored in the manifest: the previous build's when the corpus
-    barely changed, else calibrated on this corpus (indexers.calibrate), else equal weights."""
+    """What the corpus says about its two retrievers, stored in the manifest: the calibrated fusion
+    weights (indexers.calibrate) and the share of the corpus's word pieces the embedding model
+    cannot read. The previous build's values are kept when the corpus barely changed, so a small
+    incremental run does not load the model just for this."""
     if reuse is not None:
         return {**reuse, "reused": True}
-    if encode is None or not len(vectors):
+    if embedder is None or not len(vectors):
         return {
             "method": "none",
             "weights": {"bm25": 1.0, "vector": 1.0},
             "reason": "no embedder to calibrate",
         }
-    return calibrate_fusion(chunks, bm25, tokenizer, vectors, encode)
+    result = calibrate_fusion(chunks, bm25, tokenizer, vectors, embedder.encode)
+    result["unknown_token_share"] = corpus_unknown_share(chunks, embedder)
+    return result
+
+
+def corpus_unknown_share(chunks: Sequence[Chunk], embedder: Embedder, sample: int = 500) -> float:
+    """Share of [UNK] word pieces over a fixed sample of chunks; logged as a warning when high,
+    because the vector side is then mostly noise (the English-only default model on Chinese)."""
+    step = max(1, len(chunks) // sample)
+    share = unknown_token_share(embedder.tokenizer(), [c.index_text for c in chunks[::step][:sample]])
+    if share > HIGH_UNKNOWN_SHARE:
+        log.warning(
+            "the embedding model %r cannot read %.0f%% of this corpus's word pieces: hybrid search "
+            "will lean on BM25 (pick a multilingual model with --model for better vector results)",
+            embedder.model_name,
+            100 * share,
+        )
+    return round(share, 4)
 
 
 def reusable_fusion(
@@ -423,11 +444,6 @@ def run_ingest(
         extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": len(work.texts)}}
         reuse = reusable_fusion(previous, the_plan, config, full_rebuild)
 
-        def encode(texts: list[str]) -> np.ndarray:
-            nonlocal embedder
-            embedder = embedder or Embedder(config.model, batch_size=config.batch_size)
-            return embedder.encode(texts)
-
         folder = build_index(
             store,
             chunks,
@@ -438,7 +454,7 @@ def run_ingest(
             embedding_info(config.model, vectors),
             extra,
             progress,
-            encode=encode,
+            embedder=embedder or Embedder(config.model, batch_size=config.batch_size),
             reuse_fusion=reuse,
         )
         timings["build"] = time.perf_counter() - t

@@ -34,7 +34,14 @@ class HashEmbedder:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.where(norms == 0, 1.0, norms)
 
-    def tokenizer(self):
-        raise NotImplementedError(
-            "HashEmbedder has no word-piece tokenizer; search with mode='bm25' or 'vector'"
-        )
+    def tokenizer(self) -> WordTokenizer:
+        return WordTokenizer()
+
+
+class WordTokenizer:
+    """Word-level stand-in for a model tokenizer: every word is known (no [UNK] pieces)."""
+
+    unk_token_id = 0
+
+    def __call__(self, text: str, **_: object) -> dict[str, list[int]]:
+        return {"input_ids": [1] * len(re.findall(r"\w+", text))}

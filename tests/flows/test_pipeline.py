@@ -48,3 +48,20 @@ def test_rebuild_of_same_tree_gives_same_chunk_ids(tmp_path, embedder, small_tre
         docmill.open_index(tmp_path / "b", embedder=embedder),
     )
     assert [c.id for c in ia.chunks.all()] == [c.id for c in ib.chunks.all()]
+
+
+def test_model_coverage_is_measured_and_a_chinese_corpus_warns(tmp_path, embedder, tree, caplog):
+    import logging
+
+    from indexers.manifest import Manifest
+
+    text = "在服务器上运行安装脚本，然后重启守护进程。配置文件位于目录中。" * 3
+    src = tree(tmp_path / "zh", {"a.md": f"# 安装\n\n{text}\n", "b.md": f"# 配置\n\n{text}\n"})
+    with caplog.at_level(logging.WARNING, logger="flows.pipeline"):
+        run_ingest([src], tmp_path / "idx", embedder=embedder)
+    fusion = Manifest.read(IndexStore(tmp_path / "idx").current_build()).extra["fusion"]
+    assert fusion["unknown_token_share"] > 0.3
+    assert "cannot read" in caplog.text
+    en = tree(tmp_path / "en", {"a.md": "# Install\n\nRun the installer, then restart the daemon.\n"})
+    run_ingest([en], tmp_path / "idx2", embedder=embedder)
+    assert Manifest.read(IndexStore(tmp_path / "idx2").current_build()).extra["fusion"]["unknown_token_share"] < 0.05
