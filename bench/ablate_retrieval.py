@@ -48,6 +48,22 @@ def calibrated_weights(index) -> dict:
     return {"weights": result["weights"]}
 
 
+def memoize_query_embeddings(index) -> None:
+    """Every variant asks for the same query vectors: compute each once (ablations only)."""
+    encode, memo = index.embedder.encode, {}
+
+    def cached(texts):
+        import numpy as np
+
+        if len(texts) != 1:
+            return encode(texts)
+        if texts[0] not in memo:
+            memo[texts[0]] = encode(texts)[0]
+        return np.asarray([memo[texts[0]]])
+
+    index.embedder.encode = cached
+
+
 def swap_bm25(index, options: dict) -> None:
     tokenizer = Tokenizer.from_dict({**Tokenizer().to_dict(), **options})
     chunks = index.chunks.all()
@@ -63,11 +79,13 @@ def main() -> None:
     parser.add_argument("--tokenizers", default=",".join(TOKENIZERS))
     parser.add_argument("--fusions", default=",".join(FUSIONS))
     parser.add_argument("--max-queries", type=int, default=0)
+    parser.add_argument("--index", help="use this index folder as it is (default: the eval cache)")
     args = parser.parse_args()
     data = load_beir(args.beir, args.split)
     if args.max_queries:
         data = dataclasses.replace(data, queries=dict(list(data.queries.items())[: args.max_queries]))
-    index = docmill.open_index(ensure_index(data, Path(args.cache)))
+    index = docmill.open_index(args.index or ensure_index(data, Path(args.cache)))
+    memoize_query_embeddings(index)
     print(f"{data.name} ({args.split}), {len(data.queries)} queries")
     print("| tokenizer | fusion | bm25 nDCG@10 | hybrid nDCG@10 | hybrid R@100 | seconds |")
     print("|---|---|---:|---:|---:|---:|")

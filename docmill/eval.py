@@ -53,28 +53,25 @@ def load_beir(folder: str | Path, split: str) -> BeirSet:
     return BeirSet(root.name, root / "corpus.jsonl", queries, qrels)
 
 
-def cache_key(corpus: Path, config: Mapping[str, Any]) -> str:
+def corpus_digest(corpus: Path) -> str:
     digest = hashlib.sha256()
     with open(corpus, "rb") as handle:
         while block := handle.read(1 << 20):
             digest.update(block)
-    digest.update(json.dumps(config, sort_keys=True, default=str).encode())
-    return digest.hexdigest()[:16]
+    return digest.hexdigest()[:12]
 
 
 def ensure_index(dataset: BeirSet, cache_dir: Path, config: Any = None, embedder: Any = None) -> Path:
-    """The cached index for this corpus + configuration, built through `run_ingest` if missing."""
+    """The eval index for this corpus and model, brought up to date through the real (incremental)
+    ingest: a no-op when nothing changed; after a tokenizer, BM25 or chunking change only what
+    changed is redone, and vectors of unchanged texts come from the index's embedding cache."""
     from flows.config import IngestConfig
     from flows.pipeline import run_ingest
-    from indexers.store import IndexStore
-    from indexers.tokenize import Tokenizer
 
     config = config or IngestConfig()
-    tokenizer = Tokenizer.from_dict({**Tokenizer().to_dict(), **config.tokenizer})
-    key = cache_key(dataset.corpus, {**config.to_dict(), "tokenizer": tokenizer.to_dict()})
-    index = cache_dir / f"{dataset.name}-{key}"
-    if IndexStore(index).current_name() is None:
-        run_ingest([dataset.corpus], index, config, embedder=embedder)
+    model_slug = "".join(ch if ch.isalnum() else "-" for ch in config.model)[-40:]
+    index = cache_dir / f"{dataset.name}-{corpus_digest(dataset.corpus)}-{model_slug}"
+    run_ingest([dataset.corpus], index, config, embedder=embedder)
     return index
 
 
