@@ -1,0 +1,105 @@
+"""Run every benchmark (what `make bench` calls) and write bench/RESULTS.md: one section per
+script with the exact command and its Markdown output. Each script also runs alone.
+
+Subsets keep the whole run near 30 minutes on the 2 shared cores here; ``--quick`` cuts them
+further (a smoke run). Each benchmark runs in its own process so thread settings and peak RSS do
+not leak between them.
+
+    PYTHONPATH=. .venv/bin/python bench/run_all.py [--quick] [--only query,embed]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "bench" / "RESULTS.md"
+
+# name -> (title, script, full arguments, quick arguments)
+BENCHMARKS = {
+    "bm25": (
+        "BM25 build and query: docmill vs bm25s vs rank_bm25",
+        "bench/bench_bm25.py",
+        [],
+        ["--repeat", "1", "--rank-bm25-queries", "20"],
+    ),
+    "query": (
+        "Hybrid query latency: docmill vs LangChain EnsembleRetriever",
+        "bench/bench_query.py",
+        ["--queries", "300"],
+        ["--queries", "30"],
+    ),
+    "embed": (
+        "Passage embedding throughput and nDCG@10: Embedder vs plain SentenceTransformer.encode",
+        "bench/bench_embed.py",
+        ["--passages", "96", "--rounds", "3", "--docs", "1000"],
+        ["--passages", "16", "--rounds", "1", "--docs", "100"],
+    ),
+    "pdf": (
+        "Text-PDF ingest: parsers.pdf.parse vs a plain pdfplumber loop",
+        "bench/bench_pdf.py",
+        ["--pages", "500", "--repeat", "3", "--big-repeat", "1"],
+        ["--pages", "20", "--repeat", "1"],
+    ),
+    "open": (
+        "open_index on a generated 100k-chunk index",
+        "bench/bench_open.py",
+        ["--chunks", "100000", "--repeat", "5"],
+        ["--chunks", "10000", "--repeat", "1"],
+    ),
+}
+
+
+def run(script: str, args: list[str]) -> tuple[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, script, *args], cwd=REPO, env=env, capture_output=True, text=True, check=False
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        return f"FAILED (exit {done.returncode}):\n\n```\n{done.stderr[-3000:]}\n```", seconds
+    return done.stdout.strip(), seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny subsets: a smoke run, not numbers")
+    parser.add_argument(
+        "--only", default=",".join(BENCHMARKS), help=f"comma list of: {', '.join(BENCHMARKS)}"
+    )
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    names = [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = sorted(set(names) - set(BENCHMARKS))
+    if unknown:
+        parser.error(f"unknown benchmark(s) {', '.join(unknown)}; expected: {', '.join(BENCHMARKS)}")
+    sections = []
+    for name in names:
+        title, script, full, quick = BENCHMARKS[name]
+        argv = quick if args.quick else full
+        command = f"PYTHONPATH=. .venv/bin/python {script} {' '.join(argv)}".strip()
+        print(f"== {name}: {command}", flush=True)
+        output, seconds = run(script, argv)
+        print(output, flush=True)
+        sections.append(f"## {title}\n\n`{command}` ({seconds:.0f} s)\n\n{output}\n")
+    header = (
+        "# Benchmark results\n\n"
+        f"Written by `make bench` (`bench/run_all.py{' --quick' if args.quick else ''}`) on "
+        f"{datetime.now(UTC).isoformat(timespec='seconds')}, {platform.machine()}, {os.cpu_count()} cores "
+        "shared with other jobs, Python " + platform.python_version() + ". Absolute times drift on this "
+        "machine: read the ratios, each measured against its peer in the same run (alternated, medians).\n"
+    )
+    args.output.write_text(header + "\n" + "\n".join(sections), encoding="utf-8")
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
