@@ -28,23 +28,19 @@ from bench.common import REPO, SCIFACT, interleaved, median, percentile, table  
 
 
 def scifact_index(index: Path | None) -> Path:
-    """The eval cache's SciFact index for the current config if it is built, else the newest built
-    SciFact index in that cache (an older config differs in chunking/fusion details, not in what
-    a query costs), else build it through run_ingest (~20-40 min of embedding here)."""
-    from docmill.eval import DEFAULT_CACHE, cache_key, ensure_index, load_beir
-    from flows.config import IngestConfig
-    from flows.pipeline import make_tokenizer
+    """``index``, else the newest built SciFact index in the eval cache (what `docmill eval` keeps
+    current; a build for an older config differs in chunking/fusion details, not in what a query
+    costs), else one built now through ``ensure_index`` (~20-40 min of embedding here)."""
+    from docmill.eval import DEFAULT_CACHE, ensure_index, load_beir
     from indexers.store import IndexStore
 
     if index is not None:
         return index
-    dataset, cache = load_beir(SCIFACT, "train"), REPO / DEFAULT_CACHE
-    config = IngestConfig()
-    key = cache_key(dataset.corpus, {**config.to_dict(), "tokenizer": make_tokenizer(config).to_dict()})
-    built = [p for p in cache.glob(f"{dataset.name}-*") if IndexStore(p).current_name() is not None]
-    if cache / f"{dataset.name}-{key}" in built or not built:
-        return ensure_index(dataset, cache, config)
-    return max(built, key=lambda p: (p / "CURRENT").stat().st_mtime)
+    cache = REPO / DEFAULT_CACHE
+    built = [p for p in cache.glob("scifact-*") if IndexStore(p).current_name() is not None]
+    if built:
+        return max(built, key=lambda p: (p / "CURRENT").stat().st_mtime)
+    return ensure_index(load_beir(SCIFACT, "train"), cache)
 
 
 def langchain_peer(index: Any, model_path: str) -> Any:
