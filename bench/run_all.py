@@ -69,6 +69,18 @@ def run(script: str, args: list[str]) -> tuple[str, float]:
     return done.stdout.strip(), seconds
 
 
+def stamp() -> str:
+    return datetime.now(UTC).isoformat(timespec="minutes")
+
+
+def previous_sections(path: Path) -> dict[str, str]:
+    """Sections of an earlier RESULTS.md by title, so `--only X` re-runs X and keeps the rest."""
+    if not path.is_file():
+        return {}
+    parts = path.read_text(encoding="utf-8").split("\n## ")[1:]
+    return {part.split("\n", 1)[0]: "## " + part.rstrip("\n") + "\n" for part in parts}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny subsets: a smoke run, not numbers")
@@ -81,7 +93,7 @@ def main() -> None:
     unknown = sorted(set(names) - set(BENCHMARKS))
     if unknown:
         parser.error(f"unknown benchmark(s) {', '.join(unknown)}; expected: {', '.join(BENCHMARKS)}")
-    sections = []
+    sections = previous_sections(args.output) if set(names) != set(BENCHMARKS) else {}
     for name in names:
         title, script, full, quick = BENCHMARKS[name]
         argv = quick if args.quick else full
@@ -89,15 +101,16 @@ def main() -> None:
         print(f"== {name}: {command}", flush=True)
         output, seconds = run(script, argv)
         print(output, flush=True)
-        sections.append(f"## {title}\n\n`{command}` ({seconds:.0f} s)\n\n{output}\n")
+        sections[title] = f"## {title}\n\n`{command}` ({seconds:.0f} s, {stamp()})\n\n{output}\n"
     header = (
         "# Benchmark results\n\n"
-        f"Written by `make bench` (`bench/run_all.py{' --quick' if args.quick else ''}`) on "
-        f"{datetime.now(UTC).isoformat(timespec='seconds')}, {platform.machine()}, {os.cpu_count()} cores "
+        f"Written by `make bench` (`bench/run_all.py{' --quick' if args.quick else ''}`), "
+        f"{platform.machine()}, {os.cpu_count()} cores "
         "shared with other jobs, Python " + platform.python_version() + ". Absolute times drift on this "
         "machine: read the ratios, each measured against its peer in the same run (alternated, medians).\n"
     )
-    args.output.write_text(header + "\n" + "\n".join(sections), encoding="utf-8")
+    ordered = [sections[t] for t, *_ in BENCHMARKS.values() if t in sections]
+    args.output.write_text(header + "\n" + "\n".join(ordered), encoding="utf-8")
     print(f"wrote {args.output}")
 
 
