@@ -15,6 +15,7 @@ import numpy as np
 from docmill import filters as filtering
 from docmill.chunkstore import ChunkStore
 from docmill.hits import Hit, SearchResult, explain
+from docmill.rerank import Reranker
 from indexers.bm25 import BM25Index
 from indexers.fusion import rrf
 from indexers.manifest import Manifest, ManifestError
@@ -124,10 +125,13 @@ class HybridIndex:
         weights: Mapping[str, float] | None = None,
         filters: Mapping[str, Any] | None = None,
         abstain: bool = True,
+        rerank: Reranker | None = None,
+        rerank_k: int = 30,
     ) -> SearchResult:
         """Top ``k`` hits for ``query``. ``filters`` (path glob, kind, language, pages, doc_id,
         metadata) restrict both retrievers before the cut; with ``abstain`` a query that matches
-        nothing relevant returns no hits and a reason."""
+        nothing relevant returns no hits and a reason. An optional ``rerank`` (a cross-encoder,
+        off by default: none ships offline) re-orders the fused top ``rerank_k``."""
         mode = Mode.from_str(mode)
         if k <= 0 or fetch_k <= 0:
             raise ValueError(f"k and fetch_k must be positive, got k={k}, fetch_k={fetch_k}")
@@ -150,7 +154,11 @@ class HybridIndex:
             reason = self._abstain_reason(query, results)
             if reason:
                 return SearchResult([], abstained=True, reason=reason, notes=notes)
-        return SearchResult(self._fuse(results, k, rrf_k, weights, fused=len(results) > 1), notes=notes)
+        depth = max(k, rerank_k) if rerank is not None else k
+        hits = self._fuse(results, depth, rrf_k, weights, fused=len(results) > 1)
+        if rerank is not None:
+            hits = rerank.rerank(query, hits, top_n=k)
+        return SearchResult(hits, notes=notes)
 
     def search_many(
         self, queries: Sequence[str], k: int = 10, rrf_k: float = 60.0, **options: Any

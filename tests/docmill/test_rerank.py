@@ -160,3 +160,20 @@ def test_a_model_that_cannot_be_loaded_says_so(tmp_path):
     reranker = Reranker(str(tmp_path / "no-such-model"))
     with pytest.raises(ModelUnavailable, match="cannot be loaded here"):
         reranker.rerank(QUERY, fused(["a"]))
+
+
+@pytest.mark.slow
+def test_search_reranks_the_fused_top_rerank_k(tiny_cross_encoder, small_index, embedder):
+    import docmill
+
+    index = docmill.open_index(small_index, embedder=embedder)
+    reranker = Reranker(tiny_cross_encoder)
+    fused_hits = index.search("install the daemon", k=6, mode="hybrid", abstain=False).hits
+    reranked = index.search(
+        "install the daemon", k=3, mode="hybrid", abstain=False, rerank=reranker, rerank_k=6
+    )
+    assert len(reranked) == 3
+    assert [h.chunk.id for h in reranked] == [
+        h.chunk.id for h in reranker.rerank("install the daemon", fused_hits)[:3]
+    ]
+    assert all(" rerank=" in h.explain for h in reranked)
