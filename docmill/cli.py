@@ -225,7 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--mode", default="hybrid", help="hybrid, bm25 or vector")
     p.add_argument("--fetch-k", type=int, default=100)
-    p.add_argument("--rrf-k", type=float, default=60.0)
+    p.add_argument(
+        "--rrf-k", type=float, default=None, help="RRF constant (default: calibrated for the index, else 60)"
+    )
     p.add_argument(
         "--filter",
         action="append",

@@ -121,7 +121,7 @@ class HybridIndex:
         k: int = 10,
         mode: str | Mode = Mode.HYBRID,
         fetch_k: int = 100,
-        rrf_k: float = 60.0,
+        rrf_k: float | None = None,
         weights: Mapping[str, float] | None = None,
         filters: Mapping[str, Any] | None = None,
         abstain: bool = True,
@@ -140,6 +140,7 @@ class HybridIndex:
         allowed = filtering.mask(self.chunks.all(), filters) if filters else None
         fetch_k = max(fetch_k, k)
         weights = dict(weights) if weights is not None else self.fusion_weights
+        rrf_k = rrf_k if rrf_k is not None else self.fusion_rrf_k
         notes: list[str] = []
         results: dict[str, list[tuple[int, float]]] = {}
         use_bm25 = mode is Mode.BM25 or (mode is Mode.HYBRID and weights.get("bm25", 1.0) > 0)
@@ -186,6 +187,11 @@ class HybridIndex:
             votes = " ".join(f"q{int(name) + 1}#{rank}" for name, rank in sorted(item.ranks.items()))
             hits.append(dataclasses.replace(hit, score=item.score, explain=f"{votes} rrf={item.score:.4f}"))
         return SearchResult(hits, notes=notes)
+
+    @property
+    def fusion_rrf_k(self) -> float:
+        """The RRF constant calibrated for this corpus at build time (60 if none)."""
+        return float(self.manifest.extra.get("fusion", {}).get("rrf_k", 60.0))
 
     @property
     def fusion_weights(self) -> dict[str, float]:

@@ -24,10 +24,21 @@ import numpy as np
 from chunkers.model import Chunk
 from indexers.bm25 import BM25Index
 from indexers.fusion import rrf
+from indexers.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
 
-METHOD = "ict-v1"
+METHOD = "ict-v2"
 # BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
+RRF_K_GRID = (10.0, 60.0)
+BASELINE = (60.0, 1.0)  # plain RRF: kept unless another setting is better beyond sampling noise
+# A pseudo-query must read like language, not code: at least this many function words.
+MIN_FUNCTION_WORDS = 2
+# Below this share of text written in language (not code), the corpus is a code corpus: questions
+# are asked in words while the documents are identifiers, a gap held-out sentences cannot show
+# (inside a function, code lines repeat each other's identifiers, so BM25 looks strong). There the
+# code-search prior measured on CoSQA dev (docs/EVALUATION.md) is used instead of ICT.
+CODE_CORPUS_LANGUAGE_SHARE = 0.5
+CODE_CORPUS_SETTING = (10.0, 0.25)
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
 _SPLIT = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 
@@ -39,16 +50,28 @@ class PseudoQuery:
     remainder: str
 
 
+def _function_words(segment: str) -> int:
+    """English function words and Chinese function characters: sentences have them, code rarely."""
+    words = re.findall(r"[a-z]+", segment.lower())
+    return sum(w in ENGLISH_STOPWORDS for w in words) + sum(ch in CHINESE_STOPWORDS for ch in segment)
+
+
+def _is_language(segment: str) -> bool:
+    """Mostly letters and at least MIN_FUNCTION_WORDS function words: a sentence, not code."""
+    if not segment or len(_LETTERS.findall(segment)) < 0.6 * len(segment.replace(" ", "")):
+        return False
+    return _function_words(segment) >= MIN_FUNCTION_WORDS
+
+
+def _segments(text: str) -> list[str]:
+    return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
+
+
 def _eligible_segments(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
-    """Sentence-like pieces that read like a question could: mostly letters, 3-40 terms."""
-    out = []
-    for segment in _SPLIT.split(text):
-        segment = segment.strip()
-        if not segment or len(_LETTERS.findall(segment)) < 0.6 * len(segment.replace(" ", "")):
-            continue
-        if 3 <= len(tokenize(segment)) <= 40:
-            out.append(segment)
-    return out
+    """Sentence-like pieces that read like a question could: written in language (function words)
+    rather than code, 3-40 terms. Code lines repeat the identifiers of the rest of their function,
+    so as pseudo-queries they would flatter BM25 far beyond how people ask."""
+    return [s for s in _segments(text) if _is_language(s) and 3 <= len(tokenize(s)) <= 40]
 
 
 def sample_pseudo_queries(
@@ -96,6 +119,36 @@ def _weights(bm25_weight: float) -> dict[str, float]:
     return {"bm25": bm25_weight, "vector": 1.0}
 
 
+def language_share(
+    chunks: Sequence[Chunk], tokenize: Callable[[str], list[str]], sample: int = 500, seed: int = 0
+) -> float:
+    """Share of the characters of a fixed sample of chunks that lie in sentence-like segments
+    written in language (see _eligible_segments): near 1 for prose, low for source code."""
+    rows = list(range(len(chunks)))
+    random.Random(seed).shuffle(rows)
+    total = in_language = 0
+    for row in rows[:sample]:
+        text = chunks[row].text
+        total += len(text)
+        in_language += sum(len(s) for s in _segments(text) if _is_language(s))
+    return round(in_language / total, 4) if total else 0.0
+
+
+def choose_setting(fused_rr: dict[tuple[float, float], list[float]]) -> tuple[float, float]:
+    """The best (rrf_k, BM25 weight) by mean reciprocal rank, if it beats plain RRF by more than two
+    standard errors of the paired per-query difference; otherwise plain RRF. A few hundred
+    pseudo-queries cannot tell settings a point apart, and equal weights are the safe default."""
+    base = np.asarray(fused_rr[BASELINE])
+    best, best_mean = BASELINE, float(base.mean())
+    for setting, values in fused_rr.items():
+        diff = np.asarray(values) - base
+        stderr = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.inf
+        mean = float(np.mean(values))
+        if diff.mean() > 2 * stderr and mean > best_mean:
+            best, best_mean = setting, mean
+    return best
+
+
 def calibrate_fusion(
     chunks: Sequence[Chunk],
     bm25: BM25Index,
@@ -110,15 +163,31 @@ def calibrate_fusion(
 ) -> dict[str, Any]:
     """The fusion settings for this corpus, with the evidence; default weights when the corpus is
     too small to say (fewer than ``min_queries`` pseudo-queries)."""
+    share = language_share(chunks, tokenize, seed=seed)
+    if share < CODE_CORPUS_LANGUAGE_SHARE:
+        k, w = CODE_CORPUS_SETTING
+        return {
+            "method": "code-prior",
+            "language_share": share,
+            "rrf_k": k,
+            "weights": _weights(w),
+            "reason": f"code corpus: {share:.0%} of its text is language, < {CODE_CORPUS_LANGUAGE_SHARE:.0%}",
+        }
     queries = sample_pseudo_queries(chunks, tokenize, n, seed)
-    result: dict[str, Any] = {"method": METHOD, "pseudo_queries": len(queries), "rrf_k": rrf_k}
+    result: dict[str, Any] = {
+        "method": METHOD,
+        "language_share": share,
+        "pseudo_queries": len(queries),
+        "rrf_k": rrf_k,
+    }
     if len(queries) < min_queries:
         result.update(weights={"bm25": 1.0, "vector": 1.0}, reason=f"only {len(queries)} pseudo-queries")
         return result
     query_vecs = encode([q.query for q in queries])
     remainder_vecs = encode([q.remainder for q in queries])
     rr: dict[str, list[float]] = {"bm25": [], "vector": []}
-    fused_rr: dict[float, list[float]] = {w: [] for w in WEIGHT_GRID}
+    settings = [(k, w) for k in RRF_K_GRID for w in WEIGHT_GRID]
+    fused_rr: dict[tuple[float, float], list[float]] = {setting: [] for setting in settings}
     for q, qv, rv in zip(queries, query_vecs, remainder_vecs, strict=True):
         terms = tokenize(q.query)
         lexical = bm25.scores(terms).astype(np.float64)
@@ -128,19 +197,14 @@ def calibrate_fusion(
         lists = {"bm25": _ranked(lexical, fetch_k, True), "vector": _ranked(dense, fetch_k, False)}
         for name, ranking in lists.items():
             rr[name].append(_reciprocal_rank(ranking, q.row))
-        for w in WEIGHT_GRID:
-            fused = rrf(lists, rrf_k, _weights(w))
-            fused_rr[w].append(_reciprocal_rank([f.row for f in fused], q.row))
-    mrr = {w: float(np.mean(v)) for w, v in fused_rr.items()}
-    best = max(mrr.values())
-    # Among settings within 0.005 of the best, take the one closest to equal weights.
-    chosen = min(
-        (w for w in WEIGHT_GRID if mrr[w] >= best - 0.005),
-        key=lambda w: abs(math.log(w)) if 0 < w < math.inf else 99,
-    )
+        for k, w in settings:
+            fused = rrf(lists, k, _weights(w))
+            fused_rr[(k, w)].append(_reciprocal_rank([f.row for f in fused], q.row))
+    chosen = choose_setting(fused_rr)
     result.update(
-        weights=_weights(chosen),
+        rrf_k=chosen[0],
+        weights=_weights(chosen[1]),
         mrr={"bm25": float(np.mean(rr["bm25"])), "vector": float(np.mean(rr["vector"]))},
-        fused_mrr={("inf" if math.isinf(w) else str(w)): round(v, 4) for w, v in mrr.items()},
+        fused_mrr={f"k={k:g} w={w:g}": round(float(np.mean(v)), 4) for (k, w), v in fused_rr.items()},
     )
     return result

@@ -102,7 +102,7 @@ class Tokenizer:
     ``stem`` stays off by default only because PyStemmer is not a declared dependency.
     """
 
-    stem: bool = False
+    stem: bool = True
     stopwords: bool = True
     split_identifiers: bool = True
     cjk_bigrams: bool = True

@@ -32,7 +32,13 @@ def test_hybrid_hit_explains_both_retrievers(index):
     hit = index.search("orbital daemon installer", k=5, mode="hybrid").hits[0]
     assert re.fullmatch(r"vec#\d+\(\d\.\d\d\) bm25#\d+\(\d+\.\d\d\) rrf=0\.\d{4}", hit.explain), hit.explain
     rank_v, rank_b = hit.ranks["vector"], hit.ranks["bm25"]
-    assert hit.score == pytest.approx(1 / (60 + rank_v) + 1 / (60 + rank_b))
+    k, w = index.fusion_rrf_k, index.fusion_weights  # calibrated for this corpus at build time
+    assert hit.score == pytest.approx(w["vector"] / (k + rank_v) + w["bm25"] / (k + rank_b))
+    plain = index.search(
+        "orbital daemon installer", k=5, mode="hybrid", rrf_k=60, weights={"bm25": 1, "vector": 1}
+    )
+    top = plain.hits[0]
+    assert top.score == pytest.approx(1 / (60 + top.ranks["vector"]) + 1 / (60 + top.ranks["bm25"]))
     assert hit.scores["bm25"] > 0 and -1 <= hit.scores["vector"] <= 1
 
 

@@ -23,7 +23,7 @@ def _corpus(n=120, seed=1, disjoint=False):
     for i in range(n):
         vocab = rng.sample(WORDS, 18)
         parts = [vocab[6 * s : 6 * s + 6] if disjoint else rng.sample(vocab[:12], 6) for s in range(3)]
-        text = " ".join(" ".join(p).capitalize() + "." for p in parts)
+        text = " ".join("The {} {} of the {} {} and {} {}.".format(*p) for p in parts)
         chunks.append(
             Chunk(id=str(i), doc_id=str(i), path="c.jsonl", kind="text", text=text, index_text=text)
         )
@@ -81,3 +81,19 @@ def test_small_corpus_keeps_equal_weights_without_encoding():
 
     result = calibrate_fusion(chunks, bm25, TOKENIZE, np.zeros((10, 4), np.float32), never)
     assert result["weights"] == {"bm25": 1.0, "vector": 1.0} and "pseudo-queries" in result["reason"]
+
+
+def test_a_code_corpus_gets_the_code_search_prior_without_encoding():
+    code = "def parse_pdf(path):\n    data = read_bytes(path)\n    return decode(data, strict=True)\n"
+    chunks = [
+        Chunk(id=str(i), doc_id=str(i), path=f"m{i}.py", kind="code", text=code, index_text=code)
+        for i in range(50)
+    ]
+    bm25 = BM25Index.build([TOKENIZE(c.index_text) for c in chunks])
+
+    def never(texts):
+        raise AssertionError("must not encode")
+
+    result = calibrate_fusion(chunks, bm25, TOKENIZE, np.zeros((50, 4), np.float32), never)
+    assert result["method"] == "code-prior" and result["language_share"] < 0.5
+    assert result["rrf_k"] == 10.0 and result["weights"] == {"bm25": 0.25, "vector": 1.0}
