@@ -24,6 +24,7 @@ from chunkers.registry import chunk_document
 from flows import incremental
 from flows.config import IngestConfig
 from indexers.bm25 import BM25Index, BM25Params
+from indexers.calibrate import VERSION as CALIBRATION_VERSION
 from indexers.calibrate import calibrate_fusion
 from indexers.manifest import DocumentRecord, Manifest
 from indexers.store import IndexStore
@@ -314,11 +315,18 @@ def reusable_fusion(
     config: IngestConfig,
     full_rebuild: bool,
 ) -> dict[str, Any] | None:
-    """The previous build's calibrated fusion, if under RECALIBRATE_SHARE of the files changed."""
-    if previous is None or full_rebuild or previous.manifest.embedding.get("model") != config.model:
+    """The previous build's calibrated fusion, if it was calibrated the same way, on the same
+    model, tokenizer and BM25 parameters, and under RECALIBRATE_SHARE of the files changed."""
+    if previous is None or full_rebuild:
         return None
-    fusion = previous.manifest.extra.get(FUSION_KEY)
-    if not fusion or fusion.get("method") == "none":
+    m = previous.manifest
+    same_retrievers = (
+        m.embedding.get("model") == config.model
+        and m.tokenizer == make_tokenizer(config).to_dict()
+        and m.bm25 == {"k1": config.k1, "b": config.b}
+    )
+    fusion = m.extra.get(FUSION_KEY)
+    if not same_retrievers or not fusion or fusion.get("version") != CALIBRATION_VERSION:
         return None
     moved = len(the_plan.added) + len(the_plan.changed) + len(the_plan.removed)
     total = max(len(the_plan.unchanged) + len(the_plan.added) + len(the_plan.changed), 1)
@@ -347,6 +355,7 @@ def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, so
         and m.tokenizer == make_tokenizer(config).to_dict()
         and m.bm25 == {"k1": config.k1, "b": config.b}
         and m.sources == [str(s) for s in sources]
+        and m.extra.get(FUSION_KEY, {}).get("version") == CALIBRATION_VERSION
     )
 
 

@@ -27,6 +27,9 @@ from indexers.fusion import rrf
 from indexers.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
 
 METHOD = "ict-v2"
+# Bumped whenever what calibrate_fusion returns for a corpus may change; a build whose fusion has
+# another version is recalibrated by the next ingest.
+VERSION = 2
 # BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
 RRF_K_GRID = (10.0, 60.0)
@@ -167,6 +170,7 @@ def calibrate_fusion(
     if share < CODE_CORPUS_LANGUAGE_SHARE:
         k, w = CODE_CORPUS_SETTING
         return {
+            "version": VERSION,
             "method": "code-prior",
             "language_share": share,
             "rrf_k": k,
@@ -175,6 +179,7 @@ def calibrate_fusion(
         }
     queries = sample_pseudo_queries(chunks, tokenize, n, seed)
     result: dict[str, Any] = {
+        "version": VERSION,
         "method": METHOD,
         "language_share": share,
         "pseudo_queries": len(queries),
