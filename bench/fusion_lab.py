@@ -32,7 +32,7 @@ def collect(index, data, depth: int = 100) -> dict:
 def score(lists: dict, data, doc_of, fuse) -> float:
     total = 0.0
     for qid, pair in lists.items():
-        rows = fuse(pair)
+        rows = fuse(pair, qid)
         total += ndcg_at_k(document_ranking([doc_of[r] for r in rows]), data.qrels[qid], 10)
     return total / len(lists)
 
@@ -53,15 +53,26 @@ def main() -> None:
         cache.write_text(json.dumps(lists))
     doc_of = [c.doc_id for c in index.chunks.all()]
     rules = {
-        "bm25": lambda p: [r for r, _ in p["bm25"]],
-        "vector": lambda p: [r for r, _ in p["vector"]],
+        "bm25": lambda p, q: [r for r, _ in p["bm25"]],
+        "vector": lambda p, q: [r for r, _ in p["vector"]],
     }
     for k in (10, 60):
-        for w in (0.25, 0.5, 0.75, 1.0):
+        for w in (0.1, 0.15, 0.25, 0.5, 1.0):
             rules[f"rrf k={k} w_bm25={w}"] = (
-                lambda p, k=k, w=w: [f.row for f in rrf({n: [r for r, _ in p[n]] for n in p}, k, {"bm25": w})]
+                lambda p, q, k=k, w=w: [f.row for f in rrf({n: [r for r, _ in p[n]] for n in p}, k, {"bm25": w})]
             )
-    print(f"{data.name}: {len(lists)} queries")
+    coverage = {
+        qid: index.evidence(data.queries[qid], {"bm25": [tuple(x) for x in pair["bm25"]]})[0]
+        for qid, pair in lists.items()
+    }
+    for k in (10, 60):
+        for power in (1, 2):
+            rules[f"rrf k={k} w_bm25=coverage^{power}"] = (
+                lambda p, q, k=k, e=power: [
+                    f.row for f in rrf({n: [r for r, _ in p[n]] for n in p}, k, {"bm25": coverage[q] ** e})
+                ]
+            )
+    print(f"{data.name}: {len(lists)} queries, mean coverage {sum(coverage.values()) / len(coverage):.3f}")
     for name, fuse in rules.items():
         print(f"| {name} | {score(lists, data, doc_of, fuse):.4f} |", flush=True)
 
