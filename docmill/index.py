@@ -44,8 +44,8 @@ class AbstainRule:
     corpus."""
 
     min_coverage: float = 0.5
-    min_cosine: float = 0.35
-    min_coverage_alone: float = 0.5
+    min_cosine: float = 0.4
+    min_coverage_alone: float = 0.2
     top_hits: int = 5
 
     def reason(self, coverage: float, cosine: float | None) -> str | None:
