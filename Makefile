@@ -39,7 +39,8 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	$(BIN)/python bench/bench_bm25.py
+	$(BIN)/pip install --quiet -e ".[bench]"
+	$(BIN)/python bench/run_all.py
 
 fuzz: $(STAMP)
 	DOCMILL_FUZZ_EXAMPLES=$${DOCMILL_FUZZ_EXAMPLES:-2000} $(BIN)/pytest -q tests/fuzz

@@ -40,10 +40,8 @@ def collect(cache: Path) -> dict:
     for name, split, lang in SETS:
         data = load_beir(EVAL / name, split)
         index = docmill.open_index(ensure_index(data, cache))
-        ood = [
-            json.loads(line)["text"]
-            for line in open(ROOT / "eval" / "ood" / f"{lang}.jsonl", encoding="utf-8")
-        ]
+        with open(ROOT / "eval" / "ood" / f"{lang}.jsonl", encoding="utf-8") as handle:
+            ood = [json.loads(line)["text"] for line in handle]
         out[name] = {
             "dev": [signals(index, q) for q in data.queries.values()],
             "ood": [signals(index, q) for q in ood],

@@ -58,20 +58,18 @@ def main() -> None:
     }
     for k in (10, 60):
         for w in (0.1, 0.15, 0.25, 0.5, 1.0):
-            rules[f"rrf k={k} w_bm25={w}"] = (
-                lambda p, q, k=k, w=w: [f.row for f in rrf({n: [r for r, _ in p[n]] for n in p}, k, {"bm25": w})]
-            )
+            rules[f"rrf k={k} w_bm25={w}"] = lambda p, q, k=k, w=w: [
+                f.row for f in rrf({n: [r for r, _ in p[n]] for n in p}, k, {"bm25": w})
+            ]
     coverage = {
         qid: index.evidence(data.queries[qid], {"bm25": [tuple(x) for x in pair["bm25"]]})[0]
         for qid, pair in lists.items()
     }
     for k in (10, 60):
         for power in (1, 2):
-            rules[f"rrf k={k} w_bm25=coverage^{power}"] = (
-                lambda p, q, k=k, e=power: [
-                    f.row for f in rrf({n: [r for r, _ in p[n]] for n in p}, k, {"bm25": coverage[q] ** e})
-                ]
-            )
+            rules[f"rrf k={k} w_bm25=coverage^{power}"] = lambda p, q, k=k, e=power: [
+                f.row for f in rrf({n: [r for r, _ in p[n]] for n in p}, k, {"bm25": coverage[q] ** e})
+            ]
     print(f"{data.name}: {len(lists)} queries, mean coverage {sum(coverage.values()) / len(coverage):.3f}")
     for name, fuse in rules.items():
         print(f"| {name} | {score(lists, data, doc_of, fuse):.4f} |", flush=True)

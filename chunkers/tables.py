@@ -21,7 +21,8 @@ def row_groups(table: Table, max_tokens: int) -> list[tuple[int, tuple[tuple[str
     a group always holds at least one row, so a single huge row is a chunk of its own."""
     budget = max_tokens - count_tokens(table.markdown(body=()))
     groups: list[tuple[int, tuple[tuple[str, ...], ...]]] = []
-    start, current, size = 0, [], 0
+    current: list[tuple[str, ...]] = []
+    start, size = 0, 0
     for i, row in enumerate(table.body):
         n = count_tokens(" | ".join(row)) + len(row) + 2
         if current and size + n > budget:

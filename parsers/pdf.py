@@ -182,8 +182,9 @@ def needs_ocr(page: pdfplumber.page.Page, page_tables: Sequence[tables.PageTable
 def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[Segment]:
     if not chars:
         return
+    keep = {id(c) for c in chars}  # identity set: `obj in chars` compared dicts, quadratic per page
     prose = (
-        page.filter(lambda obj: obj.get("object_type") != "char" or obj in chars)
+        page.filter(lambda obj: obj.get("object_type") != "char" or id(obj) in keep)
         if len(chars) != len(page.chars)
         else page
     )

@@ -330,7 +330,8 @@ def find_tables(page: Any) -> list[PageTable]:
         result = table_from_cells([tuple(map(float, c)) for c in t.cells], page.chars)
         if result is not None:
             table, columns = result
-            out.append(PageTable(tuple(map(float, t.bbox)), table, columns))
+            x0, top, x1, bottom = (float(v) for v in t.bbox)
+            out.append(PageTable((x0, top, x1, bottom), table, columns))
     return sorted(out, key=lambda pt: pt.bbox[1])
 
 

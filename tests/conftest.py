@@ -13,6 +13,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+# The Embedder caches its ONNX export here; keep tests off the user's ~/.cache.
+os.environ["DOCMILL_CACHE_DIR"] = tempfile.mkdtemp(prefix="docmill-cache-")
 # Prefect reads its home at import: a fresh one per session keeps tests off the user's profile/DB.
 os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="docmill-prefect-")
 

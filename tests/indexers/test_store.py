@@ -28,14 +28,20 @@ def test_publish_switches_current_and_prune_keeps_current(tmp_path):
 def test_lock_excludes_a_second_writer_and_is_released_on_kill(tmp_path):
     root = tmp_path / "idx"
     holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
             import time, sys
             from indexers.store import IndexStore
             with IndexStore({str(root)!r}).lock():
                 print("locked", flush=True)
                 time.sleep(60)
-        """)],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
+        """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
     )
     try:
         assert holder.stdout.readline().strip() == "locked"
