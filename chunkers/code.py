@@ -34,12 +34,31 @@ def statement_starts(lines: list[str]) -> list[int]:
     return sorted(set(starts))
 
 
+def refine_starts(lines: list[str], starts: list[int], max_tokens: int) -> list[int]:
+    """Statement units still over the limit (a long nested block, a body whose indentation was
+    misread) are cut further between lines, so no piece exceeds the limit unless one line does."""
+    bounds = [*starts, len(lines)]
+    refined: list[int] = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        refined.append(a)
+        if count_tokens("\n".join(lines[a:b])) <= max_tokens:
+            continue
+        size = 0
+        for i in range(a, b):
+            n = count_tokens(lines[i])
+            if i > a and size + n > max_tokens:
+                refined.append(i)
+                size = 0
+            size += n
+    return sorted(set(refined))
+
+
 def split_code(block: Block, max_tokens: int) -> Iterator[CodePiece]:
     lines = block.text.split("\n")
     if count_tokens(block.text) <= max_tokens or len(lines) < 2:
         yield CodePiece(block.text, block.lines, 0, 1)
         return
-    starts = statement_starts(lines) + [len(lines)]
+    starts = refine_starts(lines, statement_starts(lines), max_tokens) + [len(lines)]
     units = ["\n".join(lines[a:b]) for a, b in zip(starts, starts[1:], strict=False)]
     offsets = starts[:-1]
     groups: list[tuple[int, int]] = []  # (first unit, last unit) inclusive

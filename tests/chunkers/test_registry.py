@@ -103,3 +103,24 @@ def test_ids_are_stable_and_unique():
     assert [c.id for c in first] == [c.id for c in second]
     assert len({c.id for c in first}) == len(first)
     assert Chunk.from_json(first[0].to_json()) == first[0]
+
+
+def test_code_pieces_stay_within_the_limit_when_statements_are_huge():
+    # One statement (a `with` block) longer than the limit, and a body whose first line is a
+    # comment continuation at another indentation: both used to give pieces far over the limit.
+    body = "\n".join(f"        total += step_{i}(value, other_argument_{i})" for i in range(60))
+    text = f"def f(value):\n  # note\n    with lock:\n{body}\n    return total"
+    block = Block(
+        "code",
+        text,
+        lines=(1, text.count("\n") + 1),
+        language="python",
+        symbol="f",
+        signature="def f(value):",
+    )
+    chunks = chunk_document(_doc(block, path="m.py"), ChunkOptions(max_tokens=100))
+    assert len(chunks) > 3
+    assert all(count_tokens(c.text) <= 100 for c in chunks)
+    assert "\n".join(c.text for c in chunks) == text
+    for left, right in zip(chunks, chunks[1:], strict=False):
+        assert right.lines[0] == left.lines[1] + 1
