@@ -347,6 +347,11 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     # Re-encode the decoded text so byte offsets match whatever encoding the file had.
     data = text.replace("\r\n", "\n").encode("utf-8")
     root = Parser(load_language(language)).parse(data).root_node
+    if language == "c" and PurePosixPath(source.rel_path).suffix.lower() == ".h" and root.has_error:
+        # A .h file is C or C++; keep whichever grammar reads it with fewer errors.
+        cpp_root = Parser(load_language("cpp")).parse(data).root_node
+        if count_syntax_errors(cpp_root) < count_syntax_errors(root):
+            language, root = "cpp", cpp_root
     blocks = tuple(_Walk(data, SPECS[language], language).file(root))
     if not blocks:
         raise SkipFile("no code (only blank lines)")

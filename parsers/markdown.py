@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import html as html_lib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -96,7 +97,7 @@ def _json_safe(value: Any, budget: list[int]) -> Any:
 
 def strip_html(html: str) -> str:
     """Text of an HTML fragment: comments and tags removed, whitespace runs collapsed per line."""
-    text = _HTML_TAG.sub("", _HTML_COMMENT.sub("", html))
+    text = html_lib.unescape(_HTML_TAG.sub("", _HTML_COMMENT.sub("", html)))
     lines = (" ".join(line.split()) for line in text.splitlines())
     return "\n".join(line for line in lines if line)
 

@@ -228,3 +228,20 @@ def test_typescript_interface_methods_and_abstract_signatures_stay_in_header() -
     symbols = by_symbol(doc)
     assert set(symbols) == {"A", "A.n"}
     assert symbols["A"].text == "abstract class A {\n  abstract m(): void;\n}"
+
+
+def test_a_cpp_header_with_h_suffix_is_read_as_cpp(tmp_path):
+    from parsers.options import ParseOptions
+    from parsers.source import SourceFile
+
+    path = tmp_path / "env.h"
+    path.write_text(
+        "namespace store {\nclass Env {\n public:\n  virtual ~Env();\n  int Open(const char* name);\n};\n}\n"
+    )
+    [doc] = parse(SourceFile.read(path, "env.h"), ParseOptions())
+    assert doc.metadata["language"] == "cpp" and doc.metadata["syntax_errors"] == 0
+    assert any(b.symbol and b.symbol.endswith("Env") for b in doc.blocks)
+    c_header = tmp_path / "buf.h"
+    c_header.write_text("struct buf { int len; };\nint buf_len(struct buf *b);\n")
+    [c_doc] = parse(SourceFile.read(c_header, "buf.h"), ParseOptions())
+    assert c_doc.metadata["language"] == "c"

@@ -137,3 +137,9 @@ def test_blank_or_front_matter_only_is_skipped() -> None:
 def test_html_comment_dropped_and_ordered_start_kept() -> None:
     doc = parse_text("<!-- hidden -->\n\n3. three\n4. four\n   - nested\n")
     assert [b.text for b in doc.blocks] == ["3. three\n4. four\n   - nested"]
+
+
+def test_html_block_entities_are_decoded():
+    from parsers.markdown import strip_html
+
+    assert strip_html('<div title="x">&amp; &lt;b&gt; &quot;q&quot; &#39;s</div>') == '& <b> "q" \'s'
