@@ -322,7 +322,10 @@ def _drawn(
 
 def find_tables(page: Any) -> list[PageTable]:
     """Bordered tables on a pdfplumber page, top to bottom (the only function that touches a page)."""
-    verticals, horizontals = missing_frame_lines(page.edges)
+    edges = page.edges
+    if len(edges) < 4:  # a bordered table needs two ruling lines each way; most prose pages have none
+        return []
+    verticals, horizontals = missing_frame_lines(edges)
     settings = {**_SETTINGS, "explicit_vertical_lines": verticals, "explicit_horizontal_lines": horizontals}
     found = page.find_tables(settings)
     out = []
