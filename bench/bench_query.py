@@ -1,10 +1,16 @@
-"""Hybrid query latency on SciFact: docmill vs LangChain's EnsembleRetriever, same model, same run.
+"""Hybrid query latency on SciFact: docmill vs LangChain's EnsembleRetriever and LlamaIndex's
+QueryFusionRetriever, same model, same run.
 
 docmill: ``open_index(...).search(q, k=10, mode="hybrid")`` with its defaults (fetch_k=100 per
 retriever, RRF, abstain check), query-embedding cache off so every query is embedded. LangChain:
 EnsembleRetriever(BM25Retriever (rank_bm25), FAISS vectorstore (flat L2 over the same normalised
 vectors as our index, so no re-embedding), weights 0.5/0.5), HuggingFaceEmbeddings over the same
-MiniLM folder. Calls alternate per query. Also: single-query embedding under torch 1 vs 2 threads.
+MiniLM folder. LlamaIndex: QueryFusionRetriever(BM25Retriever (llama_index.retrievers.bm25, bm25s),
+VectorStoreIndex retriever (default SimpleVectorStore, nodes inserted with the index's precomputed
+vectors), num_queries=1 so no query generation, MockLLM, reciprocal_rerank, use_async=False,
+similarity_top_k=10), query embedding through a BaseEmbedding over SentenceTransformer on the same
+MiniLM folder. The three calls alternate per query. Also: single-query embedding under torch 1 vs 2
+threads.
 
     PYTHONPATH=. .venv/bin/python bench/bench_query.py [--queries 200] [--index DIR]
 """
@@ -57,6 +63,57 @@ def langchain_peer(index: Any, model_path: str) -> Any:
     bm25 = BM25Retriever.from_texts(texts, k=10)
     return EnsembleRetriever(
         retrievers=[bm25, store.as_retriever(search_kwargs={"k": 10})], weights=[0.5, 0.5]
+    )
+
+
+def llamaindex_peer(index: Any, model_path: str) -> Any:
+    """QueryFusionRetriever over BM25Retriever + VectorStoreIndex retriever on the index's chunks.
+
+    Nodes carry the index's own (normalised) vectors, so nothing is re-embedded; only queries go
+    through the embedding model. num_queries=1 means the LLM is never called (MockLLM stands in so
+    the retriever does not try to resolve a default OpenAI LLM)."""
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.retrievers import QueryFusionRetriever
+    from llama_index.core.schema import TextNode
+    from llama_index.retrievers.bm25 import BM25Retriever
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(model_path, device="cpu")
+
+    class MiniLMEmbedding(BaseEmbedding):
+        def _embed(self, texts: list[str]) -> list[list[float]]:
+            vectors = model.encode(texts, normalize_embeddings=True, show_progress_bar=False)
+            return vectors.tolist()
+
+        def _get_query_embedding(self, query: str) -> list[float]:
+            return self._embed([query])[0]
+
+        def _get_text_embedding(self, text: str) -> list[float]:
+            return self._embed([text])[0]
+
+        def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+            return self._embed(texts)
+
+        async def _aget_query_embedding(self, query: str) -> list[float]:
+            return self._get_query_embedding(query)
+
+    vectors = np.load(index.build / "embeddings.npy")
+    nodes = [
+        TextNode(text=chunk.index_text, id_=str(i), embedding=vector.tolist())
+        for i, (chunk, vector) in enumerate(zip(index.chunks.all(), vectors, strict=True))
+    ]
+    embed_model = MiniLMEmbedding(model_name="all-MiniLM-L6-v2", embed_batch_size=32)
+    vector_index = VectorStoreIndex(nodes, embed_model=embed_model)
+    bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=10)
+    return QueryFusionRetriever(
+        [bm25, vector_index.as_retriever(similarity_top_k=10)],
+        llm=MockLLM(),
+        mode="reciprocal_rerank",
+        similarity_top_k=10,
+        num_queries=1,
+        use_async=False,
     )
 
 
@@ -113,11 +170,18 @@ def main(argv: list[str] | None = None) -> str:
     embedder = Embedder(query_cache_size=0)
     index = docmill.open_index(path, embedder=embedder)
     peer = langchain_peer(index, model_path)
+    llama = llamaindex_peer(index, model_path)
     index.search(queries[0], k=10)  # model load + ONNX export/session off the clock
     peer.invoke(queries[0])
+    llama.retrieve(queries[0])
 
     samples = interleaved(
-        {"docmill": lambda q: index.search(q, k=10, mode="hybrid"), "langchain": peer.invoke}, queries
+        {
+            "docmill": lambda q: index.search(q, k=10, mode="hybrid"),
+            "langchain": peer.invoke,
+            "llamaindex": llama.retrieve,
+        },
+        queries,
     )
     probe = embedder.encode_query(queries[0])
     parts = interleaved(
@@ -135,26 +199,41 @@ def main(argv: list[str] | None = None) -> str:
     repeat = interleaved({"docmill, repeated query": lambda q: cached_index.search(q, k=10)}, queries)
 
     lc50, lc95 = median(samples["langchain"]), percentile(samples["langchain"], 95)
+    li50, li95 = median(samples["llamaindex"]), percentile(samples["llamaindex"], 95)
+    dm50, rp50 = median(samples["docmill"]), median(repeat["docmill, repeated query"])
     rows = [
         (
             "docmill hybrid (fetch_k=100, RRF, abstain check)",
-            median(samples["docmill"]),
+            dm50,
             percentile(samples["docmill"], 95),
-            lc50 / median(samples["docmill"]),
+            lc50 / dm50,
+            li50 / dm50,
         ),
         (
             "docmill hybrid, repeated query (LRU hit)",
-            median(repeat["docmill, repeated query"]),
+            rp50,
             percentile(repeat["docmill, repeated query"], 95),
-            lc50 / median(repeat["docmill, repeated query"]),
+            lc50 / rp50,
+            li50 / rp50,
         ),
-        ("LangChain EnsembleRetriever (BM25Retriever + FAISS, k=10) (peer)", lc50, lc95, 1.0),
+        ("LangChain EnsembleRetriever (BM25Retriever + FAISS, k=10) (peer)", lc50, lc95, 1.0, li50 / lc50),
+        (
+            "LlamaIndex QueryFusionRetriever (BM25Retriever + VectorStoreIndex, RRF, k=10) (peer)",
+            li50,
+            li95,
+            lc50 / li50,
+            1.0,
+        ),
     ]
     out = [
         f"SciFact index {path.name}: {len(index)} chunks; {len(queries)} train queries, "
-        f"docmill and LangChain alternated per query; docmill query path: {embedder.query_path}.",
+        f"docmill, LangChain and LlamaIndex alternated per query; "
+        f"docmill query path: {embedder.query_path}.",
         "",
-        table(["hybrid query", "p50 ms", "p95 ms", "speed-up vs LangChain p50"], rows),
+        table(
+            ["hybrid query", "p50 ms", "p95 ms", "speed-up vs LangChain p50", "speed-up vs LlamaIndex p50"],
+            rows,
+        ),
         "",
         "docmill's parts (medians): "
         + ", ".join(f"{name} {median(ms):.2f} ms" for name, ms in parts.items()),
