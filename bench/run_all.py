@@ -31,7 +31,7 @@ BENCHMARKS = {
         ["--repeat", "1", "--rank-bm25-queries", "20"],
     ),
     "query": (
-        "Hybrid query latency: docmill vs LangChain EnsembleRetriever",
+        "Hybrid query latency: docmill vs LangChain EnsembleRetriever and LlamaIndex QueryFusionRetriever",
         "bench/bench_query.py",
         ["--queries", "300"],
         ["--queries", "30"],

@@ -51,7 +51,10 @@ def _parse_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str
     options: ParseOptions = parameters["options"]
     from docmill import __version__  # another docmill may parse the same bytes differently
 
-    return f"docmill-parse-{__version__}-{ref.rel_path}-{digest.hexdigest()}-{options!r}"
+    # Hashed: the key names a file in Prefect's result storage, and paths + option reprs overflow
+    # the 255-byte file name limit.
+    key = hashlib.sha256(f"{__version__}\x00{ref.rel_path}\x00{options!r}".encode()).hexdigest()[:32]
+    return f"docmill-parse-{key}-{digest.hexdigest()}"
 
 
 # Big in-memory values (chunks, arrays) pass between the tasks below: NO_CACHE keeps Prefect from
