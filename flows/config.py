@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from chunkers.sizing import ChunkOptions
 from indexers.vectors import DEFAULT_MODEL
-from parsers.options import ParseOptions
+from parsers.options import ParseOptions, reject_unknown_fields
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,7 @@ class IngestConfig:
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> IngestConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = set(values) - known
-        if unknown:
-            raise ValueError(
-                f"unknown ingest option(s): {', '.join(sorted(unknown))}; "
-                f"expected: {', '.join(sorted(known))}"
-            )
+        reject_unknown_fields(cls, values, "ingest")
         data = dict(values)
         if isinstance(data.get("chunk"), Mapping):
             data["chunk"] = ChunkOptions(**data["chunk"])

@@ -30,6 +30,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from parsers.options import reject_unknown_fields
+
 NAME = "docmill-words"
 VERSION = 1
 
@@ -139,13 +141,7 @@ class Tokenizer:
                 f"index was built with tokenizer {values.get('name')!r} version {values.get('version')!r}; "
                 f"this docmill implements {NAME!r} version {VERSION}: rebuild the index"
             )
-        known = {f.name for f in fields(cls)}
-        unknown = set(values) - known
-        if unknown:
-            raise ValueError(
-                f"unknown tokenizer option(s): {', '.join(sorted(unknown))}; "
-                f"expected: {', '.join(sorted(known))}"
-            )
+        reject_unknown_fields(cls, values, "tokenizer")
         return cls(**dict(values))
 
     def __call__(self, text: str) -> list[str]:

@@ -50,10 +50,15 @@ class ParseOptions:
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> ParseOptions:
-        known = {f.name for f in fields(cls)}
-        unknown = set(values) - known
-        if unknown:
-            raise ValueError(
-                f"unknown parse option(s): {', '.join(sorted(unknown))}; expected: {', '.join(sorted(known))}"
-            )
+        reject_unknown_fields(cls, values, "parse")
         return cls(**dict(values))
+
+
+def reject_unknown_fields(cls: type, values: Mapping[str, Any], what: str) -> None:
+    """ValueError naming the unknown keys and the valid ones, for a settings dataclass's from_dict."""
+    known = {f.name for f in fields(cls)}
+    unknown = set(values) - known
+    if unknown:
+        raise ValueError(
+            f"unknown {what} option(s): {', '.join(sorted(unknown))}; expected: {', '.join(sorted(known))}"
+        )
