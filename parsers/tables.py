@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,7 @@ BBox = tuple[float, float, float, float]  # x0, top, x1, bottom
 Char = Mapping[str, Any]  # pdfplumber char: text, x0, x1, top, bottom, size, matrix
 
 _SETTINGS = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
+SLIVER = 4.0  # points: a grid slot thinner than this cannot hold a line of text
 
 
 @dataclass(frozen=True)
@@ -83,13 +84,30 @@ def _index(value: float, bounds: Sequence[float]) -> int:
     return min(range(len(bounds)), key=lambda i: abs(bounds[i] - value))
 
 
-def place_cells(cells: Sequence[BBox], xs: Sequence[float], ys: Sequence[float]) -> list[GridCell]:
-    """Each cell rectangle as a span of grid slots (at least one slot each way)."""
+def slivers(bounds: Sequence[float], min_size: float = SLIVER) -> set[int]:
+    """Slots narrower than ``min_size``: too thin to hold text, made by a double rule or a ruling
+    line drawn a little off its neighbours (a row whose inner line is 3 pt to the right)."""
+    return {i for i in range(len(bounds) - 1) if bounds[i + 1] - bounds[i] < min_size}
+
+
+def _anchor(start: int, stop: int, thin: set[int]) -> int:
+    """First slot of ``start``..``stop`` that is not a sliver (``start`` if all are)."""
+    return next((i for i in range(start, stop) if i not in thin), start)
+
+
+def place_cells(
+    cells: Sequence[BBox], xs: Sequence[float], ys: Sequence[float], min_size: float = SLIVER
+) -> list[GridCell]:
+    """Each cell rectangle as a span of grid slots (at least one slot each way), anchored at its
+    first slot that is not a sliver, so a line drawn slightly off in one row does not shift that
+    row's text into another column than the rows above."""
+    thin_x, thin_y = slivers(xs, min_size), slivers(ys, min_size)
     placed = []
     for c in cells:
         c0, c1 = _index(c[0], xs), _index(c[2], xs)
         r0, r1 = _index(c[1], ys), _index(c[3], ys)
-        placed.append(GridCell(r0, c0, max(1, r1 - r0), max(1, c1 - c0), c))
+        col, row = _anchor(c0, c1, thin_x), _anchor(r0, r1, thin_y)
+        placed.append(GridCell(row, col, max(1, r1 - row), max(1, c1 - col), c))
     return placed
 
 
@@ -142,11 +160,17 @@ def build_rows(cells: Sequence[GridCell], texts: Sequence[str], n_rows: int, n_c
     return rows
 
 
-def drop_empty_lines(rows: list[list[str]], cells: Sequence[GridCell]) -> list[list[str]]:
-    """Drop grid rows/columns no cell starts in and that hold no text (slivers made by short
-    ruling lines or double borders); real empty columns of the table are kept."""
-    starts_r = {c.row for c in cells}
-    starts_c = {c.col for c in cells}
+def drop_empty_lines(
+    rows: list[list[str]],
+    cells: Sequence[GridCell],
+    thin_rows: Collection[int] = (),
+    thin_cols: Collection[int] = (),
+) -> list[list[str]]:
+    """Drop grid rows/columns that hold no text and that no cell starts in or that are slivers
+    (made by short ruling lines, lines drawn a little off, double borders); real empty columns of
+    the table are kept."""
+    starts_r = {c.row for c in cells} - set(thin_rows)
+    starts_c = {c.col for c in cells} - set(thin_cols)
     keep_r = [i for i, r in enumerate(rows) if i in starts_r or any(r)]
     keep_c = [j for j in range(len(rows[0]) if rows else 0) if j in starts_c or any(r[j] for r in rows)]
     return [[rows[i][j] for j in keep_c] for i in keep_r]
@@ -231,7 +255,8 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
     placed = place_cells(cells, xs, ys)
     per_cell = assign_chars(inside, placed)
     texts = [cell_text(cs) for cs in per_cell]
-    rows = drop_empty_lines(build_rows(placed, texts, len(ys) - 1, len(xs) - 1), placed)
+    rows = build_rows(placed, texts, len(ys) - 1, len(xs) - 1)
+    rows = drop_empty_lines(rows, placed, slivers(ys), slivers(xs))
     rows = [r for r in rows if any(c.strip() for c in r)] if rows else rows
     if len(rows) < 2 or len(rows[0]) < 2:
         return None
@@ -261,8 +286,12 @@ def missing_frame_lines(
     vertical rule is drawn there, a vertical line joining them is implied; likewise for vertical
     rules sharing a top or bottom.
     """
-    horizontal = [e for e in edges if e.get("orientation") == "h"]
-    vertical = [e for e in edges if e.get("orientation") == "v"]
+    horizontal = join_segments(
+        [e for e in edges if e.get("orientation") == "h"], "top", "x0", "x1", tolerance
+    )
+    vertical = join_segments(
+        [e for e in edges if e.get("orientation") == "v"], "x0", "top", "bottom", tolerance
+    )
     found_v = [
         _line(at, at, lo, hi)
         for end in ("x0", "x1")
@@ -276,6 +305,24 @@ def missing_frame_lines(
         if not _drawn(horizontal, "top", "x0", "x1", at, lo, hi, tolerance)
     ]
     return found_v, found_h
+
+
+def join_segments(
+    edges: Sequence[Char], at_key: str, lo_key: str, hi_key: str, tolerance: float
+) -> list[dict[str, Any]]:
+    """Collinear segments (same ``at_key`` within ``tolerance``) that touch or overlap, joined."""
+    out: list[dict[str, Any]] = []
+    for at in cluster([float(e[at_key]) for e in edges], tolerance):
+        run: dict[str, Any] | None = None
+        for e in sorted(
+            (e for e in edges if abs(float(e[at_key]) - at) <= tolerance), key=lambda e: float(e[lo_key])
+        ):
+            if run is not None and float(e[lo_key]) <= run[hi_key] + tolerance:
+                run[hi_key] = max(run[hi_key], float(e[hi_key]))
+                continue
+            run = {at_key: at, lo_key: float(e[lo_key]), hi_key: float(e[hi_key])}
+            out.append(run)
+    return out
 
 
 def _line(x0: float, x1: float, top: float, bottom: float) -> dict[str, Any]:
@@ -330,7 +377,8 @@ def find_tables(page: Any) -> list[PageTable]:
     found = page.find_tables(settings)
     out = []
     for t in found:
-        result = table_from_cells([tuple(map(float, c)) for c in t.cells], page.chars)
+        cells = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells]
+        result = table_from_cells(cells, page.chars)
         if result is not None:
             table, columns = result
             x0, top, x1, bottom = (float(v) for v in t.bbox)

@@ -1,0 +1,165 @@
+"""parsers.tables regressions, each on a bordered table we draw ourselves with reportlab.
+
+One test per general failure class found on third-party ruled tables (issue 3): a ruling line
+drawn a little off in one row, stray short segments, rules drawn column by column on an unruled
+table, spanning cells, a page with /Rotate, CJK cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from reportlab.lib.pagesizes import letter
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+from reportlab.pdfgen import canvas
+
+from parsers import pdf, tables
+from parsers.model import ParsedDocument
+from parsers.options import ParseOptions
+from parsers.source import SourceFile
+
+ROWS = [["Region", "Lamps", "Owner"], ["North ridge", "12", "Ada"], ["Valley", "7", "Bo"]]
+XS = [100.0, 220.0, 300.0, 380.0]
+YS = [700.0, 676.0, 652.0, 628.0]  # reportlab y grows upwards
+
+
+def _fill(c: canvas.Canvas, rows: Sequence[Sequence[str]], font: str = "Helvetica") -> None:
+    c.setFont(font, 10)
+    for r, row in enumerate(rows):
+        for k, text in enumerate(row):
+            c.drawString(XS[k] + 4, YS[r] - 15, text)
+
+
+def _grid(c: canvas.Canvas) -> None:
+    for y in YS:
+        c.line(XS[0], y, XS[-1], y)
+    for x in XS:
+        c.line(x, YS[0], x, YS[-1])
+
+
+def _parse(path: Path) -> ParsedDocument:
+    return pdf.parse(SourceFile.read(path), ParseOptions(ocr=False))[0]
+
+
+def _tables(doc: ParsedDocument) -> list[list[list[str]]]:
+    return [[list(r) for r in b.table.rows] for b in doc.blocks if b.table is not None]
+
+
+def test_sliver_slots_are_found() -> None:
+    assert tables.slivers([100.0, 220.0, 223.5, 300.0]) == {1}
+    assert tables.slivers([0.0, 10.0, 20.0]) == set()
+
+
+def test_line_drawn_off_in_one_row_keeps_columns_aligned(tmp_path: Path) -> None:
+    """The inner line of the last row is 3.5 pt right of the rows above: that row's text used to
+    land one column to the right of the rest (a sliver column appeared between them)."""
+    path = tmp_path / "table-line-off-in-one-row.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    for y in YS:
+        c.line(XS[0], y, XS[-1], y)
+    for x in (XS[0], XS[2], XS[3]):
+        c.line(x, YS[0], x, YS[-1])
+    c.line(XS[1], YS[0], XS[1], YS[2])
+    c.line(XS[1] + 3.5, YS[2], XS[1] + 3.5, YS[3])
+    _fill(c, ROWS)
+    c.save()
+    assert _tables(_parse(path)) == [ROWS]
+
+
+def test_stray_short_segments_do_not_split_cells(tmp_path: Path) -> None:
+    """A tick hanging from a border and an underline inside a cell are not ruling lines."""
+    path = tmp_path / "table-stray-segments.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    _grid(c)
+    c.line(150, YS[0], 150, YS[0] - 6)  # tick from the top border, not reaching the next rule
+    c.line(104, YS[1] - 17, 190, YS[1] - 17)  # underline under "North ridge"
+    c.line(XS[2], YS[3] + 5, XS[2] + 30, YS[3] + 5)  # short stub off an inner line
+    _fill(c, ROWS)
+    c.save()
+    assert _tables(_parse(path)) == [ROWS]
+
+
+def test_rules_drawn_column_by_column_are_not_a_bordered_table(tmp_path: Path) -> None:
+    """An unruled (stream) table whose horizontal rules are drawn one segment per column: the
+    segment ends used to imply vertical frame lines and made a bogus grid of the header."""
+    path = tmp_path / "stream-table-segmented-rules.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    xs = [100.0 + 40 * k for k in range(9)]
+    for y in (700.0, 676.0, 640.0, 604.0):
+        for a, b in zip(xs, xs[1:], strict=False):
+            c.line(a, y, b, y)
+    c.setFont("Helvetica", 9)
+    for k, x in enumerate(xs[:-1]):
+        c.drawString(x + 6, 684, str(2011 + k))
+        for r in range(4):
+            c.drawString(x + 10, 664 - 18 * r, str(100 + 7 * k + r))
+    c.save()
+    doc = _parse(path)
+    assert _tables(doc) == []
+    assert "2011" in " ".join(b.text for b in doc.blocks)
+
+
+def test_spanning_cells_text_in_top_left_slot(tmp_path: Path) -> None:
+    """A header spanning two columns and a cell spanning two rows: the text goes in the top-left
+    slot of the span, the covered slots are empty, every row keeps the table's width."""
+    path = tmp_path / "table-spanning-cells.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    ys = [*YS, 604.0]
+    for y in ys:
+        c.line(XS[0] if y != YS[2] else XS[1], y, XS[-1], y)  # no rule under "North ridge"
+    for x in (XS[0], XS[1], XS[3]):
+        c.line(x, ys[0], x, ys[-1])
+    c.line(XS[2], ys[1], XS[2], ys[-1])  # "Counts" spans the last two columns
+    c.setFont("Helvetica", 10)
+    for x, y, text in [
+        (104, 686, "Region"),
+        (250, 686, "Counts"),
+        (224, 662, "Lamps"),
+        (304, 662, "Poles"),
+        (104, 640, "North ridge"),
+        (224, 638, "12"),
+        (304, 638, "3"),
+        (224, 614, "7"),
+        (304, 614, "4"),
+        (104, 614, "Valley"),
+    ]:
+        c.drawString(x, y, text)
+    c.save()
+    assert _tables(_parse(path)) == [
+        [
+            ["Region", "Counts", ""],
+            ["North ridge", "Lamps", "Poles"],
+            ["", "12", "3"],
+            ["Valley", "7", "4"],
+        ]
+    ]
+
+
+def test_table_on_page_with_rotate_attribute(tmp_path: Path) -> None:
+    """A landscape page stored portrait with /Rotate 90, its table drawn sideways so that it reads
+    upright on screen, and a /Rotate 90 page with an upright-drawn table: both come out as rows."""
+    for name, turn in (("table-rotate-90-landscape.pdf", True), ("table-rotate-90.pdf", False)):
+        path = tmp_path / name
+        c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+        c.setPageRotation(90)
+        if turn:
+            c.translate(500, -300)
+            c.rotate(90)
+        _grid(c)
+        _fill(c, ROWS)
+        c.save()
+        assert _tables(_parse(path)) == [ROWS], name
+
+
+def test_chinese_cells(tmp_path: Path) -> None:
+    """CJK cells: no spaces invented between ideographs, real spaces kept."""
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    rows = [["地区", "灯数", "负责人"], ["北山脊", "12", "王小明"], ["山谷 东区", "7", "李华"]]
+    path = tmp_path / "table-chinese-cells.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    _grid(c)
+    _fill(c, rows, font="STSong-Light")
+    c.save()
+    assert _tables(_parse(path)) == [rows]
