@@ -24,7 +24,7 @@ from typing import Any
 import pdfplumber
 from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 
-from parsers import layout, tables
+from parsers import layout, pdf_objects, tables
 from parsers.layout import Segment
 from parsers.model import Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
@@ -136,6 +136,7 @@ def _read_pages(
 
 def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions, pdf_data: bytes) -> PageContent:
     """One page: tables, prose segments without the tables' text, OCR if there is no text layer."""
+    pdf_objects.prime(page)
     page_tables = tables.find_tables(page)
     boxes = [t.bbox for t in page_tables]
     chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)]

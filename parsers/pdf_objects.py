@@ -1,0 +1,115 @@
+"""pdfplumber's page objects (``page.objects``), built faster for the common case: plain characters.
+
+pdfplumber turns every pdfminer layout object into a dict with ``Page.process_object``, which runs
+a regex on the class name and ``resolve_all`` on each of ~14 attributes: on a text page that is
+about two thirds of the whole parse time, more than pdfminer's interpretation of the content
+stream. A character's attributes are almost always plain floats, strings and a tuple of floats,
+for which ``resolve_all`` returns an equal value, so ``page_objects`` builds those dicts directly
+and leaves every other object (and any character with an unexpected attribute) to pdfplumber.
+The result is equal, key for key, to ``page.parse_objects()`` (tests/parsers/test_pdf_objects.py
+checks this on every sample and generated PDF).
+
+``prime(page)`` stores the result where pdfplumber caches its own (``page._objects``), so
+``page.chars``, ``extract_words``, ``find_tables`` and ``page.close()`` work unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pdfplumber
+from pdfminer.layout import LTChar, LTContainer
+from pdfminer.pdfcolor import PDFColorSpace
+from pdfplumber.utils import resolve_and_decode
+
+# LTChar attributes pdfplumber copies (its ALL_ATTRS), plus the ones it reads separately
+_CHAR_KEYS = frozenset(
+    ("_text", "matrix", "fontname", "ncs", "graphicstate", "adv", "upright", "x0", "y0", "x1", "y1")
+    + ("width", "height", "bbox", "size", "mcid", "tag")
+)
+
+
+def prime(page: pdfplumber.page.Page) -> None:
+    """Fill pdfplumber's object cache of ``page`` (no-op if it is already filled)."""
+    if not hasattr(page, "_objects"):
+        page._objects = page_objects(page)
+
+
+def page_objects(page: pdfplumber.page.Page) -> dict[str, list[dict[str, Any]]]:
+    """``page.parse_objects()``, with plain characters converted inline (the hot loop of a parse)."""
+    objects: dict[str, list[dict[str, Any]]] = {}
+    chars: list[dict[str, Any]] = []
+    fallback = page.process_object
+    page_number, height, doctop = page.page_number, page.height, page.initial_doctop
+    mb_x0, mb_top = page.mediabox[:2]
+    fast = page.pdf.unicode_norm is None  # else pdfplumber normalises each char's text
+    colorspaces: dict[int, tuple[PDFColorSpace, str]] = {}
+    for obj in _leaves(page.layout._objs, page.pdf.laparams is not None):
+        d = obj.__dict__
+        if fast and type(obj) is LTChar and d.keys() == _CHAR_KEYS:
+            fontname, matrix, mcid, tag, ncs = d["fontname"], d["matrix"], d["mcid"], d["tag"], d["ncs"]
+            # the matrix is computed by pdfminer (numbers); these may come from the file as objects
+            if (
+                type(fontname) is str
+                and type(matrix) is tuple
+                and (mcid is None or type(mcid) is int)
+                and (tag is None or type(tag) is str)
+            ):
+                cs = colorspaces.get(id(ncs))
+                if cs is None or cs[0] is not ncs:
+                    cs = colorspaces[id(ncs)] = (ncs, resolve_and_decode(ncs.name))
+                gs = d["graphicstate"]
+                scolor, ncolor = gs.scolor, gs.ncolor
+                x0, y0, x1, y1 = d["x0"], d["y0"], d["x1"], d["y1"]
+                top = (height - y1) + mb_top
+                if mb_x0 != 0:
+                    x0, x1 = x0 + mb_x0, x1 + mb_x0
+                if not chars:
+                    objects["char"] = chars  # pdfplumber's key order: first appearance
+                chars.append(
+                    {
+                        "matrix": matrix,
+                        "fontname": fontname,
+                        "adv": d["adv"],
+                        "upright": d["upright"],
+                        "x0": x0,
+                        "y0": y0,
+                        "x1": x1,
+                        "y1": y1,
+                        "width": d["width"],
+                        "height": d["height"],
+                        "size": d["size"],
+                        "mcid": mcid,
+                        "tag": tag,
+                        "object_type": "char",
+                        "page_number": page_number,
+                        "ncs": cs[1],
+                        "text": d["_text"],
+                        "stroking_color": scolor if isinstance(scolor, tuple) else (scolor,),
+                        "non_stroking_color": ncolor if isinstance(ncolor, tuple) else (ncolor,),
+                        "top": top,
+                        "bottom": (height - y0) + mb_top,
+                        "doctop": doctop + top,
+                    }
+                )
+                continue
+        attr = fallback(obj)
+        kind = attr["object_type"]
+        if kind == "anno":
+            continue
+        if kind == "char" and not chars:
+            objects["char"] = chars
+        (chars if kind == "char" else objects.setdefault(kind, [])).append(attr)
+    return objects
+
+
+def _leaves(items: list[Any], with_containers: bool) -> Any:
+    """pdfplumber's ``iter_layout_objects`` order: depth first, containers before their children
+    (and only with layout analysis on)."""
+    for obj in items:
+        if isinstance(obj, LTContainer):
+            if with_containers:
+                yield obj
+            yield from _leaves(obj._objs, with_containers)
+        else:
+            yield obj
