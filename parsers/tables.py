@@ -122,6 +122,23 @@ def assign_chars(chars: Iterable[Char], cells: Sequence[GridCell]) -> list[list[
     return out
 
 
+def dedupe_chars(chars: Sequence[Char], tolerance: float = 1.0) -> list[Char]:
+    """``chars`` without copies of a glyph drawn again within ``tolerance`` of itself (fake bold
+    by overprinting, shadows), which would otherwise read "RReeggiioonn"."""
+    out: list[Char] = []
+    seen: dict[str, list[Char]] = {}
+    for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
+        same = seen.setdefault(str(ch["text"]), [])
+        x0, top = float(ch["x0"]), float(ch["top"])
+        if any(
+            abs(float(o["x0"]) - x0) <= tolerance and abs(float(o["top"]) - top) <= tolerance for o in same
+        ):
+            continue
+        same.append(ch)
+        out.append(ch)
+    return out
+
+
 def cell_text(chars: Sequence[Char], space_ratio: float = 0.2) -> str:
     """Cell characters as text: lines top to bottom joined by "\\n", a space wherever the gap
     between neighbours exceeds ``space_ratio`` x the font size (PDFs often omit space glyphs)."""
@@ -239,6 +256,16 @@ def dominant_angle(chars: Sequence[Char]) -> int:
     return counts.most_common(1)[0][0] if counts else 0
 
 
+def upright_cell(chars: Sequence[Char], table_angle: int) -> list[Char]:
+    """A cell's characters turned upright when they run at another angle than the table's text
+    (a column label printed sideways), so they read as one line, not one letter per line."""
+    relative = (dominant_angle(chars) - table_angle) % 360
+    if not relative:
+        return list(chars)
+    fn = upright_transform(relative)
+    return [transform_char(c, fn) for c in chars]
+
+
 # --- assembly -----------------------------------------------------------------------------------
 
 
@@ -253,7 +280,7 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
         inside = [transform_char(c, fn) for c in inside]
     xs, ys = grid_lines(cells)
     placed = place_cells(cells, xs, ys)
-    per_cell = assign_chars(inside, placed)
+    per_cell = [upright_cell(dedupe_chars(cs), angle) for cs in assign_chars(inside, placed)]
     texts = [cell_text(cs) for cs in per_cell]
     rows = build_rows(placed, texts, len(ys) - 1, len(xs) - 1)
     rows = drop_empty_lines(rows, placed, slivers(ys), slivers(xs))

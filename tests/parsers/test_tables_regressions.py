@@ -163,3 +163,49 @@ def test_chinese_cells(tmp_path: Path) -> None:
     _fill(c, rows, font="STSong-Light")
     c.save()
     assert _tables(_parse(path)) == [rows]
+
+
+def test_sideways_column_label_reads_as_one_line(tmp_path: Path) -> None:
+    """Column labels printed sideways in an upright table (either direction) used to come out one
+    letter per line, backwards."""
+    path = tmp_path / "table-sideways-column-labels.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    ys = [700.0, 640.0, 616.0, 592.0]
+    for y in ys:
+        c.line(XS[0], y, XS[-1], y)
+    for x in XS:
+        c.line(x, ys[0], x, ys[-1])
+    c.setFont("Helvetica", 10)
+    c.drawString(104, 680, "Region")
+    for x, y, angle, text in ((255.0, 645.0, 90, "Lamps lit"), (345.0, 695.0, -90, "Owner")):
+        c.saveState()
+        c.translate(x, y)
+        c.rotate(angle)
+        c.drawString(0, 0, text)
+        c.restoreState()
+    for r, row in enumerate(ROWS[1:]):
+        for k, text in enumerate(row):
+            c.drawString(XS[k] + 4, ys[r + 1] - 15, text)
+    c.save()
+    assert _tables(_parse(path)) == [[["Region", "Lamps lit", "Owner"], *ROWS[1:]]]
+
+
+def test_overprinted_fake_bold_is_read_once(tmp_path: Path) -> None:
+    """A header drawn twice 0.3 pt apart (fake bold) used to read "RReeggiioonn"."""
+    path = tmp_path / "table-overprinted-header.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    _grid(c)
+    _fill(c, ROWS)
+    for k, text in enumerate(ROWS[0]):
+        c.drawString(XS[k] + 4.3, YS[0] - 15, text)
+    c.save()
+    assert _tables(_parse(path)) == [ROWS]
+
+
+def test_dedupe_keeps_real_double_letters() -> None:
+    chars = [
+        {"text": "l", "x0": 0.0, "x1": 2.2, "top": 0.0, "bottom": 10.0},
+        {"text": "l", "x0": 2.2, "x1": 4.4, "top": 0.0, "bottom": 10.0},
+        {"text": "l", "x0": 2.5, "x1": 4.7, "top": 0.1, "bottom": 10.1},
+    ]
+    assert [c["x0"] for c in tables.dedupe_chars(chars)] == [0.0, 2.2]
