@@ -2,10 +2,18 @@
 
 RapidOCR's per-line classifier only flips single lines, so a page scanned upside down comes back
 with its lines in reverse order, and a page on its side with vertical boxes. We fix the page
-instead: detect boxes on a small render, decide the page orientation (vertical boxes -> 90 or 270;
-which of the two, or 0 vs 180, by recognising a few line crops both ways and keeping the more
-confident reading), rotate the full render upright, OCR it once without the line classifier, and
-hand the line boxes to parsers.layout for column-aware reading order.
+instead, and keep the work to one detection pass for an upright page:
+
+1. render the page once at ``dpi`` (recognition crops come from this image);
+2. detect line boxes on a copy scaled down to ``_DET_DPI`` (detection is the costly network per
+   pixel, and 100 dpi is plenty to find lines; recognition resizes every crop to 48 px high anyway);
+3. decide the page orientation from those boxes (vertical boxes -> 90 or 270; which of the two, or
+   0 vs 180, by recognising short chunks of a few lines both ways and keeping the more confident
+   reading); a turned page is rotated upright and detected again (cheap at ``_DET_DPI``);
+4. recognise every line crop, one crop per inference (no padding to the widest line of a batch),
+   on a few threads with one onnxruntime thread each (independent crops parallelise better than
+   one convolution split across cores, and idle onnxruntime threads spin on a busy machine);
+5. hand the line boxes to parsers.layout for column-aware reading order.
 
 The engine is created once per process, on first use (model load is ~0.1 s, but onnxruntime
 import is not free and the query side never needs it).
@@ -13,8 +21,10 @@ import is not free and the query side never needs it).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -23,18 +33,32 @@ from parsers.layout import Segment
 
 _ENGINE: Any = None
 _ENGINE_LOCK = threading.Lock()
-_PROBE_DPI = 100  # orientation probe: enough for 10 pt text to be legible to the recogniser
+_DET_DPI = 100  # detection resolution: 10 pt text is ~14 px high, well within the detector's range
 _PROBE_LINES = 6
+_PROBE_ASPECT = 8  # orientation probe reads at most 8 x line height of each line (a few words)
+_TEXT_SCORE = 0.5  # RapidOCR's default Global.text_score: lines read less confidently are dropped
+_REC_WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2))
+
+Quad = np.ndarray  # 4 x 2 float32 corners (top-left, top-right, bottom-right, bottom-left), pixels
+Box = tuple[float, float, float, float]
 
 
 def engine() -> Any:
-    """The process-wide RapidOCR engine (default bundled models only: others would download)."""
+    """The process-wide RapidOCR engine (default bundled models only: others would download).
+
+    One onnxruntime thread per session: parallelism comes from ``_REC_WORKERS`` crops at a time."""
     global _ENGINE
     with _ENGINE_LOCK:
         if _ENGINE is None:
             from rapidocr import RapidOCR
 
-            _ENGINE = RapidOCR(params={"Global.log_level": "error"})
+            _ENGINE = RapidOCR(
+                params={
+                    "Global.log_level": "error",
+                    "EngineConfig.onnxruntime.intra_op_num_threads": 1,
+                    "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+                }
+            )
     return _ENGINE
 
 
@@ -60,14 +84,11 @@ def ocr_page(
     try:
         pdf_page = document[page_index]
         width_pt, height_pt = pdf_page.get_size()
-        probe = _render(pdf_page, render_scale(width_pt, height_pt, _PROBE_DPI, max_pixels))
-        rotation = detect_rotation(probe)
         render = render_scale(width_pt, height_pt, dpi, max_pixels)
         image = _render(pdf_page, render)
     finally:
         document.close()
-    image = np.ascontiguousarray(np.rot90(image, k=rotation // 90)) if rotation else image
-    lines = read_lines(image)
+    lines, rotation = read_page(image, min(1.0, _DET_DPI / (render * 72.0)))
     scale = 1.0 / render
     segments = [
         Segment(
@@ -98,39 +119,91 @@ def _render(pdf_page: Any, scale: float) -> np.ndarray:
     return np.asarray(bitmap.to_pil().convert("RGB"))
 
 
-Box = tuple[float, float, float, float]
+def read_page(image: np.ndarray, det_scale: float) -> tuple[list[tuple[str, Box, float]], int]:
+    """(text, axis-aligned box in pixels of the upright image, score) for each line, and the
+    counter-clockwise degrees the page was turned; lines are detected at ``det_scale`` x size."""
+    quads = detect(image, det_scale)
+    rotation = orientation(image, quads)
+    if rotation:
+        image = np.ascontiguousarray(np.rot90(image, k=rotation // 90))
+        quads = detect(image, det_scale)
+    return read_lines(image, quads), rotation
 
 
-def read_lines(image: np.ndarray) -> list[tuple[str, Box, float]]:
-    """(text, axis-aligned box in pixels, score) for each detected line of an upright image."""
-    result = engine()(image, use_det=True, use_cls=False, use_rec=True)
-    if result.boxes is None or result.txts is None:
+def detect(image: np.ndarray, det_scale: float) -> list[Quad]:
+    """Line quadrilaterals in ``image`` pixels, found on a copy scaled by ``det_scale``."""
+    import cv2
+
+    small = image
+    if det_scale < 1.0:
+        size = (max(1, round(image.shape[1] * det_scale)), max(1, round(image.shape[0] * det_scale)))
+        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    result = engine()(small, use_det=True, use_cls=False, use_rec=False)
+    if result.boxes is None or len(result.boxes) == 0:
         return []
+    sx, sy = image.shape[1] / small.shape[1], image.shape[0] / small.shape[0]
+    return [np.asarray(q, dtype=np.float32) * np.float32([sx, sy]) for q in result.boxes]
+
+
+def read_lines(image: np.ndarray, quads: Sequence[Quad]) -> list[tuple[str, Box, float]]:
+    """(text, axis-aligned box, score) for each quad of an upright image whose reading is not
+    empty and scores at least ``_TEXT_SCORE``, in the detector's order."""
+    from rapidocr.utils.process_img import get_rotate_crop_image
+
+    crops = [get_rotate_crop_image(image, q.copy()) for q in quads]
+    readings = recognise(crops)
     out = []
-    for quad, text, score in zip(result.boxes, result.txts, result.scores, strict=True):
-        quad = np.asarray(quad, dtype=float)
-        box = (
-            float(quad[:, 0].min()),
-            float(quad[:, 1].min()),
-            float(quad[:, 0].max()),
-            float(quad[:, 1].max()),
-        )
-        if text.strip():
-            out.append((text.strip(), box, float(score)))
+    for quad, (text, score) in zip(quads, readings, strict=True):
+        if text.strip() and score >= _TEXT_SCORE:
+            out.append((text.strip(), _bounds(quad), score))
     return out
 
 
-def detect_rotation(image: np.ndarray) -> int:
+def recognise(crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
+    """(text, score) per crop; one crop per inference, ``_REC_WORKERS`` at a time."""
+    if not crops:
+        return []
+    recogniser = engine()._load_rec_model()  # RapidOCR 3.x; the public call would batch and pad
+    from rapidocr.ch_ppocr_rec import TextRecInput
+
+    def one(crop: np.ndarray) -> tuple[str, float]:
+        if min(crop.shape[:2]) < 2:
+            return "", 0.0
+        result = recogniser(TextRecInput(img=[crop]))
+        return str(result.txts[0]), float(result.scores[0])
+
+    if _REC_WORKERS == 1 or len(crops) == 1:
+        return [one(c) for c in crops]
+    with ThreadPoolExecutor(_REC_WORKERS) as pool:
+        return list(pool.map(one, crops))
+
+
+def orientation(image: np.ndarray, quads: Sequence[Quad]) -> int:
     """Counter-clockwise quarter turns (in degrees: 0/90/180/270) that make the page upright."""
-    result = engine()(image, use_det=True, use_cls=False, use_rec=False)
-    if result.boxes is None or len(result.boxes) == 0:
+    if not quads:
         return 0
-    boxes = [_bounds(q) for q in result.boxes]
-    candidates = (90, 270) if is_vertical(boxes) else (0, 180)
+    boxes = [_bounds(q) for q in quads]
+    vertical = is_vertical(boxes)
+    candidates = (90, 270) if vertical else (0, 180)
     sample = sorted(boxes, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]), reverse=True)[:_PROBE_LINES]
-    crops = [image[int(b[1]) : int(b[3]) + 1, int(b[0]) : int(b[2]) + 1] for b in sample]
+    crops = [image[y0:y1, x0:x1] for x0, y0, x1, y1 in (probe_window(b, vertical) for b in sample)]
     scores = {angle: _mean_score(crops, angle) for angle in candidates}
     return max(candidates, key=lambda a: scores[a])
+
+
+def probe_window(box: Box, vertical: bool) -> tuple[int, int, int, int]:
+    """The middle of a line box, at most ``_PROBE_ASPECT`` line heights long: a few words are
+    enough to tell upright from upside-down text, and a whole line costs its full width."""
+    x0, y0, x1, y1 = box
+    if vertical:
+        length = min(y1 - y0, _PROBE_ASPECT * (x1 - x0))
+        mid = (y0 + y1) / 2
+        y0, y1 = mid - length / 2, mid + length / 2
+    else:
+        length = min(x1 - x0, _PROBE_ASPECT * (y1 - y0))
+        mid = (x0 + x1) / 2
+        x0, x1 = mid - length / 2, mid + length / 2
+    return int(max(x0, 0)), int(max(y0, 0)), int(x1) + 1, int(y1) + 1
 
 
 def _bounds(quad: Any) -> Box:
@@ -146,14 +219,8 @@ def is_vertical(boxes: Sequence[Box]) -> bool:
 
 
 def _mean_score(crops: Sequence[np.ndarray], angle: int) -> float:
-    scores = []
-    for crop in crops:
-        turned = np.ascontiguousarray(np.rot90(crop, k=angle // 90)) if angle else crop
-        if min(turned.shape[:2]) < 4:
-            continue
-        result = engine()(turned, use_det=False, use_cls=False, use_rec=True)
-        if result.txts:
-            text = result.txts[0]
-            # a confident but tiny reading of an upside-down line ("I") must not win
-            scores.append(float(result.scores[0]) * min(1.0, len(text.strip()) / 4))
+    turned = [np.ascontiguousarray(np.rot90(c, k=angle // 90)) if angle else c for c in crops]
+    readings = recognise([c for c in turned if min(c.shape[:2]) >= 4])
+    # a confident but tiny reading of an upside-down line ("I") must not win
+    scores = [score * min(1.0, len(text.strip()) / 4) for text, score in readings]
     return float(np.mean(scores)) if scores else 0.0

@@ -1,0 +1,127 @@
+"""Where the OCR time goes, per stage, on the scanned evaluation pages (third-party, never copied).
+
+    PYTHONPATH=. .venv/bin/python bench/ocr_speed.py [--eval DIR] [--dpi 200] [--repeat 1]
+
+For each page: render time, orientation probe (detection + recognition of a few crops), page
+detection, recognition (with the number of lines), layout, and CER of the joined text against the
+reference. Stages are timed by wrapping the engine's detector/recogniser (recognition runs on
+several threads, so its summed time can exceed the wall time). ``cpu_s`` is the process CPU time:
+on a shared, busy machine it is the steadier number to compare runs by.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from parsers import ocr
+from parsers.options import ParseOptions
+from parsers.registry import parse_path
+
+TIMES: dict[str, float] = defaultdict(float)
+CALLS: dict[str, int] = defaultdict(int)
+
+
+def _wrap(obj: Any, name: str) -> None:
+    """Accumulate the wall time of ``obj.__call__`` under ``name`` (instance-level wrapper)."""
+    original = obj.__call__
+
+    class Timed(type(obj)):  # type: ignore[misc]
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                TIMES[name] += time.perf_counter() - started
+                CALLS[name] += 1
+
+    obj.__class__ = Timed
+
+
+def instrument() -> None:
+    engine = ocr.engine()
+    engine._load_det_model()
+    engine._load_rec_model()
+    _wrap(engine.text_det, "det")
+    _wrap(engine.text_rec, "rec")
+    render = ocr._render
+
+    def timed_render(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return render(*args, **kwargs)
+        finally:
+            TIMES["render"] += time.perf_counter() - started
+
+    ocr._render = timed_render  # type: ignore[assignment]
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def levenshtein(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def cer(reference: str, hypothesis: str) -> float:
+    ref, hyp = norm(reference), norm(hypothesis)
+    return levenshtein(ref, hyp) / max(len(ref), 1)
+
+
+def cases(eval_root: Path) -> list[tuple[str, Path, str]]:
+    docling = eval_root / "docling" / "ocr"
+    reference = (docling / "groundtruth/rapidocr/full_page/ocr_test.rapidocr.full_page.md").read_text()
+    out = [
+        (name, docling / "sources" / f"{name}.pdf", reference)
+        for name in ("ocr_test", "ocr_test_rotated_90", "ocr_test_rotated_180", "ocr_test_rotated_270")
+    ]
+    linn = eval_root / "ocrmypdf" / "resources"
+    out.append(("linn", linn / "linn.pdf", (linn / "linn.txt").read_text(errors="replace")))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--eval", type=Path, default=Path(__file__).resolve().parents[2] / "shared/eval/pdf")
+    ap.add_argument("--dpi", type=int, default=ParseOptions().ocr_dpi)
+    ap.add_argument("--only", default="", help="comma-separated case names")
+    args = ap.parse_args()
+    started = time.perf_counter()
+    instrument()
+    report: dict[str, Any] = {"engine_load_s": round(time.perf_counter() - started, 2)}
+    for name, path, reference in cases(args.eval):
+        if args.only and name not in args.only.split(","):
+            continue
+        TIMES.clear()
+        CALLS.clear()
+        t0, c0 = time.perf_counter(), time.process_time()
+        doc = parse_path(path, path.name, ParseOptions(ocr=True, ocr_dpi=args.dpi))[0]
+        total, cpu = time.perf_counter() - t0, time.process_time() - c0
+        text = "\n".join(b.text for b in doc.blocks)
+        stages = {k: round(v, 2) for k, v in TIMES.items()}
+        stages["other"] = round(total - sum(TIMES.values()), 2)
+        report[name] = {
+            "s": round(total, 2),
+            "cpu_s": round(cpu, 2),
+            "cer": round(cer(reference, text), 4),
+            "stages_s": stages,
+            "calls": dict(CALLS),
+            "rotation": doc.metadata.get("ocr_rotation"),
+        }
+        print(name, json.dumps(report[name]), flush=True)
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
