@@ -43,6 +43,11 @@ class Chunk:
         if self.kind not in CHUNK_KINDS:
             raise ValueError(f"unknown chunk kind {self.kind!r}; expected one of: {', '.join(CHUNK_KINDS)}")
 
+    @property
+    def symbol_path(self) -> str | None:
+        """`pkg/module.py::Class.method` for code chunks with a symbol, else None."""
+        return f"{self.path}::{self.symbol}" if self.symbol else None
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,

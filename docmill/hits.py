@@ -33,6 +33,7 @@ class Hit:
             "kind": c.kind,
             "heading_path": list(c.heading_path),
             "symbol": c.symbol,
+            "symbol_path": c.symbol_path,
             "page": c.pages[0] if c.pages else None,
             "pages": list(c.pages) if c.pages else None,
             "lines": list(c.lines) if c.lines else None,

@@ -139,6 +139,7 @@ class HybridIndex:
             return SearchResult([], abstained=True, reason="empty query")
         allowed = filtering.mask(self.chunks.all(), filters) if filters else None
         fetch_k = max(fetch_k, k)
+        explicit_weights = weights
         weights = dict(weights) if weights is not None else self.fusion_weights
         rrf_k = rrf_k if rrf_k is not None else self.fusion_rrf_k
         notes: list[str] = []
@@ -155,6 +156,8 @@ class HybridIndex:
             reason = self._abstain_reason(query, results)
             if reason:
                 return SearchResult([], abstained=True, reason=reason, notes=notes)
+        if explicit_weights is None and len(results) > 1:
+            weights = self._query_weights(query, results["bm25"], weights, notes)
         depth = max(k, rerank_k) if rerank is not None else k
         hits = self._fuse(results, depth, rrf_k, weights, fused=len(results) > 1)
         if rerank is not None:
@@ -198,6 +201,29 @@ class HybridIndex:
         """Per-retriever RRF weights calibrated for this corpus at build time (1, 1 if none)."""
         calibrated = self.manifest.extra.get("fusion", {}).get("weights")
         return dict(calibrated) if calibrated else {"bm25": 1.0, "vector": 1.0}
+
+    @property
+    def fusion_coverage_power(self) -> float | None:
+        """For code corpora: the BM25 weight of a query is (BM25 coverage of its top hit) ** this
+        (indexers/calibrate.py); None where the stored weights apply as they are."""
+        power = self.manifest.extra.get("fusion", {}).get("bm25_coverage_power")
+        return float(power) if power is not None else None
+
+    def _query_weights(
+        self,
+        query: str,
+        bm25_hits: list[tuple[int, float]],
+        weights: dict[str, float],
+        notes: list[str],
+    ) -> dict[str, float]:
+        """The stored weights, with the BM25 weight scaled per query where the build says so."""
+        power = self.fusion_coverage_power
+        if power is None:
+            return weights
+        coverage = self.bm25.coverage(self.tokenizer(query), bm25_hits[0][0]) if bm25_hits else 0.0
+        scaled = weights.get("bm25", 1.0) * coverage**power
+        notes.append(f"BM25 weight {scaled:.2f} (coverage of its top hit {coverage:.2f} ** {power:g})")
+        return {**weights, "bm25": scaled}
 
     def _vector_readable(self, query: str, weights: Mapping[str, float], notes: list[str]) -> bool:
         """Whether hybrid search should ask the vector side at all; says why not in ``notes``."""

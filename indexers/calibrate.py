@@ -29,7 +29,7 @@ from indexers.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
 METHOD = "ict-v2"
 # Bumped whenever what calibrate_fusion returns for a corpus may change; a build whose fusion has
 # another version is recalibrated by the next ingest.
-VERSION = 3
+VERSION = 4
 # BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
 RRF_K_GRID = (10.0, 60.0)
@@ -39,9 +39,15 @@ MIN_FUNCTION_WORDS = 2
 # Below this share of text written in language (not code), the corpus is a code corpus: questions
 # are asked in words while the documents are identifiers, a gap held-out sentences cannot show
 # (inside a function, code lines repeat each other's identifiers, so BM25 looks strong). There the
-# code-search prior measured on CoSQA dev (docs/EVALUATION.md) is used instead of ICT.
+# code-search prior is used instead of ICT: RRF k=10 with a per-query BM25 weight of
+# coverage ** CODE_CORPUS_COVERAGE_POWER (coverage: share of the query's idf mass found in the top
+# BM25 hit, docmill/index.py). A question that names what the code names (identifiers, words of
+# its docstring) keeps BM25 in the fusion; a web-style question whose words the code lacks leaves
+# it to the vector side. Measured on CoSQA dev and our developer questions against cobra (Go) and
+# click (Python), docs/EVALUATION.md.
 CODE_CORPUS_LANGUAGE_SHARE = 0.5
-CODE_CORPUS_SETTING = (10.0, 0.1)
+CODE_CORPUS_RRF_K = 10.0
+CODE_CORPUS_COVERAGE_POWER = 2.0
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
 _SPLIT = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 
@@ -168,13 +174,13 @@ def calibrate_fusion(
     too small to say (fewer than ``min_queries`` pseudo-queries)."""
     share = language_share(chunks, tokenize, seed=seed)
     if share < CODE_CORPUS_LANGUAGE_SHARE:
-        k, w = CODE_CORPUS_SETTING
         return {
             "version": VERSION,
             "method": "code-prior",
             "language_share": share,
-            "rrf_k": k,
-            "weights": _weights(w),
+            "rrf_k": CODE_CORPUS_RRF_K,
+            "weights": _weights(1.0),
+            "bm25_coverage_power": CODE_CORPUS_COVERAGE_POWER,
             "reason": f"code corpus: {share:.0%} of its text is language, < {CODE_CORPUS_LANGUAGE_SHARE:.0%}",
         }
     queries = sample_pseudo_queries(chunks, tokenize, n, seed)
