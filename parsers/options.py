@@ -34,6 +34,8 @@ class ParseOptions:
     max_page_pixels: int = 25_000_000  # OCR renders are scaled down to stay within this
     ocr: bool = True
     ocr_dpi: int = 200
+    # processes parsing the pages of one PDF (this one + helpers), capped at the CPU count; 1 = serial
+    pdf_workers: int = 2
 
     def __post_init__(self) -> None:
         for f in fields(self):

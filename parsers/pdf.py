@@ -15,6 +15,7 @@ is skipped.
 from __future__ import annotations
 
 import io
+import os
 import re
 import time
 from collections.abc import Iterator, Sequence
@@ -24,7 +25,7 @@ from typing import Any
 import pdfplumber
 from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 
-from parsers import layout, pdf_objects, tables
+from parsers import layout, pdf_objects, pdf_pool, tables
 from parsers.layout import Segment
 from parsers.model import Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
@@ -44,6 +45,7 @@ class PageContent:
     tables: list[tables.PageTable] = field(default_factory=list)
     ocr: dict[str, Any] | None = None
     ocr_skipped: str | None = None  # why a page that needed OCR was not rendered
+    ocr_pending: bool = False  # no text layer: run_ocr is due (in the parsing process)
 
 
 def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
@@ -102,26 +104,33 @@ def _read_pages(
 ) -> tuple[list[PageContent], dict[str, Any]]:
     total = len(pdf.pages)
     meta: dict[str, Any] = {"pages": total}
+    stop = min(total, options.pdf_max_pages)
     if total > options.pdf_max_pages:
         meta["truncated"] = f"page limit: parsed {options.pdf_max_pages} of {total} pages (pdf_max_pages)"
+    deadline = started + options.pdf_seconds_per_file
+    helpers = _helpers(stop, options)
+    if helpers:
+        outcomes = pdf_pool.parallel_pages(
+            pdf_data, stop, options, helpers, deadline, lambda index: read_outcome(pdf, index, options)
+        )
+    else:
+        outcomes = _serial_pages(pdf, stop, options, deadline)
     pages: list[PageContent] = []
     ocr_pages: list[int] = []
-    for index, page in enumerate(pdf.pages[: options.pdf_max_pages]):
-        if time.monotonic() - started > options.pdf_seconds_per_file:
-            meta["truncated"] = (
-                f"time limit: parsed {index} of {total} pages in {options.pdf_seconds_per_file:g} s "
-                "(pdf_seconds_per_file)"
-            )
-            break
-        try:
-            content = read_page(page, index + 1, options, pdf_data)
-        except (PdfminerException, MalformedPDFException, ValueError, KeyError, TypeError) as exc:
+    attempted = 0
+    for index, outcome in outcomes:
+        attempted = index + 1
+        if isinstance(outcome, pdf_pool.PageError):
             if index == 0:
-                raise SkipFile(f"malformed PDF: page 1: {_describe(exc)}") from exc
-            meta.setdefault("page_errors", []).append(f"page {index + 1}: {_describe(exc)}")
+                raise SkipFile(f"malformed PDF: page 1: {outcome}")
+            meta.setdefault("page_errors", []).append(f"page {index + 1}: {outcome}")
             continue
-        finally:
-            page.close()  # drop pdfminer's cached layout: long files stay flat in memory
+        content: PageContent = outcome
+        if content.ocr_pending:
+            if time.monotonic() > deadline:
+                attempted = index
+                break
+            run_ocr(content, options, pdf_data)
         if content.ocr is not None:
             ocr_pages.append(content.number)
             if "render_dpi" in content.ocr:  # max_page_pixels lowered the resolution
@@ -129,17 +138,54 @@ def _read_pages(
         if content.ocr_skipped is not None:
             meta.setdefault("ocr_skipped", []).append(content.ocr_skipped)
         pages.append(content)
+    if attempted < stop:
+        meta["truncated"] = (
+            f"time limit: parsed {attempted} of {total} pages in {options.pdf_seconds_per_file:g} s "
+            "(pdf_seconds_per_file)"
+        )
     if ocr_pages:
         meta["ocr_pages"] = ocr_pages
     return pages, meta
 
 
-def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions, pdf_data: bytes) -> PageContent:
-    """One page: tables, prose segments without the tables' text, OCR if there is no text layer."""
+# A helper process costs a start-up (~0.3 s of imports, on another core) and the document's bytes
+# once; below this many pages a serial parse is as fast.
+MIN_PAGES_PER_PROCESS = 3
+
+
+def _helpers(pages: int, options: ParseOptions) -> int:
+    """Helper processes for a document of ``pages`` pages (0: parse serially in this process)."""
+    processes = min(options.pdf_workers, os.cpu_count() or 1, pages // MIN_PAGES_PER_PROCESS)
+    return max(0, processes - 1)
+
+
+def _serial_pages(
+    pdf: pdfplumber.PDF, stop: int, options: ParseOptions, deadline: float
+) -> Iterator[tuple[int, PageContent | pdf_pool.PageError]]:
+    for index in range(stop):
+        if time.monotonic() > deadline:
+            return
+        yield index, read_outcome(pdf, index, options)
+
+
+def read_outcome(pdf: pdfplumber.PDF, index: int, options: ParseOptions) -> PageContent | pdf_pool.PageError:
+    """Page ``index`` read (OCR left pending) and closed, or why it could not be read."""
+    page = pdf.pages[index]
+    try:
+        return read_page(page, index + 1, options)
+    except (PdfminerException, MalformedPDFException, ValueError, KeyError, TypeError) as exc:
+        return pdf_pool.PageError(_describe(exc))
+    finally:
+        page.close()  # drop pdfminer's cached layout: long files stay flat in memory
+
+
+def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) -> PageContent:
+    """One page: tables, prose segments without the tables' text; ``ocr_pending`` when the page has
+    no text layer and OCR is on (``run_ocr`` does it: OCR runs in the parsing process only)."""
     pdf_objects.prime(page)
     page_tables = tables.find_tables(page)
     boxes = [t.bbox for t in page_tables]
-    chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)]
+    chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)] if boxes else page.chars
     words = list(_words(page, chars))
     content = PageContent(number, float(page.height), layout.words_to_segments(words), page_tables)
     if options.ocr and needs_ocr(page, page_tables):
@@ -151,11 +197,16 @@ def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions, pd
                 f"> max_image_pixels={options.max_image_pixels}, not rendered"
             )
             return content
-        from parsers import ocr  # imported lazily: onnxruntime is heavy
-
-        segments, info = ocr.ocr_page(pdf_data, number - 1, options.ocr_dpi, options.max_page_pixels)
-        content.segments, content.ocr = segments, info
+        content.ocr_pending = True
     return content
+
+
+def run_ocr(content: PageContent, options: ParseOptions, pdf_data: bytes) -> None:
+    """OCR a page ``read_page`` left pending: its segments become the recognised lines."""
+    from parsers import ocr  # imported lazily: onnxruntime is heavy
+
+    segments, info = ocr.ocr_page(pdf_data, content.number - 1, options.ocr_dpi, options.max_page_pixels)
+    content.segments, content.ocr, content.ocr_pending = segments, info, False
 
 
 def largest_image(page: pdfplumber.page.Page) -> tuple[int, int]:
