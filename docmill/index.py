@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import heapq
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,7 +19,7 @@ from docmill.chunkstore import ChunkStore
 from docmill.hits import Hit, SearchResult, explain
 from docmill.rerank import Reranker
 from indexers.bm25 import BM25Index
-from indexers.fusion import rrf
+from indexers.fusion import Fused, rrf
 from indexers.manifest import Manifest, ManifestError
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
@@ -32,6 +34,13 @@ CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE, BM25_DIR = (
 # A query whose word pieces are mostly unknown to the embedding model gets no vector side: its
 # vector would be noise (e.g. Chinese under the English-only default model).
 MAX_QUERY_UNKNOWN_SHARE = 0.3
+# Code in test files: fused scores are multiplied by this in hybrid search (bench/code_questions.py,
+# docs/EVALUATION.md: tests of a function otherwise crowd out the function itself).
+TEST_CODE_WEIGHT = 0.8
+TEST_CODE_PATH = re.compile(
+    r"(^|/)(tests?|testing|__tests__|spec)/|(^|/)(test_[^/]*|[^/]*_test)\.py$|_test\.(go|rs|c|cc|cpp)$"
+    r"|[._](test|spec)\.[cm]?[jt]sx?$|(^|/)[^/]*Tests?\.java$"
+)
 
 
 @dataclass(frozen=True)
@@ -127,11 +136,15 @@ class HybridIndex:
         abstain: bool = True,
         rerank: Reranker | None = None,
         rerank_k: int = 30,
+        test_code_weight: float = TEST_CODE_WEIGHT,
     ) -> SearchResult:
         """Top ``k`` hits for ``query``. ``filters`` (path glob, kind, language, pages, doc_id,
         metadata) restrict both retrievers before the cut; with ``abstain`` a query that matches
         nothing relevant returns no hits and a reason. An optional ``rerank`` (a cross-encoder,
-        off by default: none ships offline) re-orders the fused top ``rerank_k``."""
+        off by default: none ships offline) re-orders the fused top ``rerank_k``. In hybrid
+        mode the fused score of code from test files (``tests/``, ``test_*.py``, ``*_test.go``,
+        ``*.spec.ts`` ...) is multiplied by ``test_code_weight``: asked which function does
+        something, the answer is rarely its test (1 turns this off)."""
         mode = Mode.from_str(mode)
         if k <= 0 or fetch_k <= 0:
             raise ValueError(f"k and fetch_k must be positive, got k={k}, fetch_k={fetch_k}")
@@ -159,7 +172,7 @@ class HybridIndex:
         if explicit_weights is None and len(results) > 1:
             weights = self._query_weights(query, results["bm25"], weights, notes)
         depth = max(k, rerank_k) if rerank is not None else k
-        hits = self._fuse(results, depth, rrf_k, weights, fused=len(results) > 1)
+        hits = self._fuse(results, depth, rrf_k, weights, len(results) > 1, test_code_weight)
         if rerank is not None:
             hits = rerank.rerank(query, hits, top_n=k)
         return SearchResult(hits, notes=notes)
@@ -258,9 +271,13 @@ class HybridIndex:
         rrf_k: float,
         weights: Mapping[str, float] | None,
         fused: bool,
+        test_code_weight: float = 1.0,
     ) -> list[Hit]:
         raw = {name: dict(pairs) for name, pairs in results.items()}
         ranking = rrf({name: [row for row, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
+        factors: dict[int, float] = {}
+        if fused and test_code_weight != 1.0:
+            ranking, factors = self._demote_test_code(ranking, k, test_code_weight)
         hits = []
         for item in ranking[:k]:
             ranks: dict[str, int | None] = {name: item.ranks.get(name) for name in ("bm25", "vector")}
@@ -274,10 +291,36 @@ class HybridIndex:
                     score,
                     ranks,
                     scores,
-                    explain(ranks, scores, item.score if fused else None),
+                    explain(ranks, scores, item.score if fused else None)
+                    + (f" test-code x{factors[item.row]:g}" if item.row in factors else ""),
                 )
             )
         return hits
+
+    def _demote_test_code(
+        self, ranking: list[Fused], k: int, weight: float
+    ) -> tuple[list[Fused], dict[int, float]]:
+        """Multiply the fused score of code chunks from test files by ``weight`` and re-sort. Only
+        as many chunks are looked at as can still reach the top k (a raw score bounds every
+        demoted one below it)."""
+        adjusted: list[Fused] = []
+        factors: dict[int, float] = {}
+        best: list[float] = []  # min-heap of the k best adjusted scores so far
+        rest: list[Fused] = []
+        for i, item in enumerate(ranking):
+            if len(best) >= k and best[0] >= item.score:
+                rest = ranking[i:]
+                break
+            chunk = self.chunks[item.row]
+            if chunk.kind == "code" and TEST_CODE_PATH.search(chunk.path):
+                factors[item.row] = weight
+                item = dataclasses.replace(item, score=item.score * weight)
+            adjusted.append(item)
+            heapq.heappush(best, item.score)
+            if len(best) > k:
+                heapq.heappop(best)
+        order = sorted(adjusted, key=lambda f: (-f.score, min(f.ranks.values()), f.row))
+        return order + rest, factors
 
     def close(self) -> None:
         self.chunks.close()

@@ -37,6 +37,14 @@ def code_index(tmp_path_factory, embedder):
         for fn, args, code in functions:
             body += f"def {fn}({args}):\n    {code}\n\n\n"
         (src / name).write_text(body, encoding="utf-8")
+    (src / "tests").mkdir()
+    (src / "tests" / "test_textutil.py").write_text(
+        "from textutil import slugify_title\n\n\n"
+        "def test_slugify_title_lowercases_and_joins_words():\n"
+        "    assert slugify_title('Slugify Title') == 'slugify-title'\n"
+        "    assert slugify_title('  A  title ') == 'a-title'\n",
+        encoding="utf-8",
+    )
     index = tmp_path_factory.mktemp("idx") / "idx"
     run_ingest([src], index, embedder=embedder)
     return docmill.open_index(index, embedder=embedder)
@@ -73,3 +81,17 @@ def test_a_question_in_words_the_code_lacks_leaves_ranking_to_the_vector_side(co
 def test_explicit_weights_are_used_as_given(code_index):
     result = code_index.search("slugify title", k=3, weights={"bm25": 1.0, "vector": 1.0}, abstain=False)
     assert not any(n.startswith("BM25 weight") for n in result.notes)
+
+
+def test_code_from_test_files_is_demoted_in_hybrid_search(code_index):
+    query = "slugify title lowercases"
+    demoted = code_index.search(query, k=8, abstain=False)
+    plain = code_index.search(query, k=8, abstain=False, test_code_weight=1.0)
+    test_hit = next(h for h in demoted.hits if h.chunk.path.endswith("tests/test_textutil.py"))
+    same = next(h for h in plain.hits if h.chunk.id == test_hit.chunk.id)
+    assert test_hit.explain.endswith("test-code x0.8")
+    assert test_hit.score == pytest.approx(0.8 * same.score)
+    assert "test-code" not in same.explain
+    scores = [h.score for h in demoted.hits]
+    assert scores == sorted(scores, reverse=True)
+    assert demoted.hits[0].chunk.symbol == "slugify_title"
