@@ -46,13 +46,14 @@ def _mostly_cjk(text: str) -> bool:
 
 
 def chunk_section(blocks: list[Block], max_tokens: int) -> Iterator[Piece]:
-    """Blocks of one heading section -> pieces of at most ``max_tokens`` (estimated)."""
+    """Blocks of one heading section -> pieces of at most ``max_tokens`` (estimated). A piece
+    never spans two pages, so that a PDF hit cites exactly the page its text is on."""
     units = [u for b in blocks if b.kind != "heading" for u in _units(b, max_tokens)]
     current: list[Block] = []
     size = 0
     for unit in units:
         n = count_tokens(unit.text)
-        if current and size + n > max_tokens:
+        if current and (size + n > max_tokens or unit.page != current[-1].page):
             yield _piece(current)
             current, size = [], 0
         current.append(unit)

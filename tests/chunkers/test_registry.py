@@ -45,6 +45,22 @@ def test_sections_are_never_mixed_and_long_text_splits_at_sentences():
     assert " ".join(c.text for c in a_chunks) == long
 
 
+def test_a_prose_chunk_never_spans_two_pages():
+    path = ("Report", "Findings")
+    doc = _doc(
+        Block("paragraph", "Sales rose in the north.", heading_path=path, page=3),
+        Block("paragraph", "Costs fell everywhere.", heading_path=path, page=3),
+        Block("paragraph", "Margins doubled.", heading_path=path, page=4),
+        path="report.pdf",
+    )
+    chunks = chunk_document(doc)
+    assert [(c.pages, c.text) for c in chunks] == [
+        ((3, 3), "Sales rose in the north.\n\nCosts fell everywhere."),
+        ((4, 4), "Margins doubled."),
+    ]
+    assert chunks[1].citation() == "report.pdf > Report > Findings (p. 4)"
+
+
 def test_title_is_prefixed_once():
     doc = _doc(Block("paragraph", "Body.", heading_path=("Manual", "Intro")), title="Manual")
     assert chunk_document(doc)[0].index_text.startswith("Manual > Intro\n")
