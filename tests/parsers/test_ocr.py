@@ -38,6 +38,12 @@ def test_vertical_boxes_mean_a_page_on_its_side() -> None:
     assert not ocr.is_vertical([(0, 0, 300, 20), (0, 30, 280, 50), (0, 60, 20, 80)])
 
 
+def test_probe_window_is_the_middle_of_a_line_at_most_eight_heights_long() -> None:
+    assert ocr.probe_window((100, 50, 1100, 70), vertical=False) == (520, 50, 681, 71)
+    assert ocr.probe_window((0, 0, 20, 1000), vertical=True) == (0, 420, 21, 581)
+    assert ocr.probe_window((10, 10, 60, 30), vertical=False) == (10, 10, 61, 31)  # short: whole
+
+
 def test_text_pages_are_not_ocrd_and_ocr_can_be_disabled(tmp_path: Path) -> None:
     path = tmp_path / "scan.pdf"
     make_pdfs.build_scanned(path)
@@ -46,7 +52,7 @@ def test_text_pages_are_not_ocrd_and_ocr_can_be_disabled(tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rotate", [0, 180, 90])
+@pytest.mark.parametrize("rotate", [0, 180, 90, 270])
 def test_scanned_page_is_read_in_order(tmp_path: Path, rotate: int) -> None:
     path = tmp_path / f"scan-{rotate}.pdf"
     make_pdfs.build_scanned(path, rotate=rotate)
@@ -58,3 +64,19 @@ def test_scanned_page_is_read_in_order(tmp_path: Path, rotate: int) -> None:
     block = doc.blocks[0]
     assert block.page == 1 and block.metadata["ocr"] is True
     assert 0.8 < block.metadata["confidence"] <= 1.0
+
+
+@pytest.mark.slow
+def test_boxes_found_on_a_smaller_copy_are_in_full_image_pixels() -> None:
+    import numpy as np
+
+    image = np.asarray(make_pdfs.scanned_image(0).convert("RGB"))
+    full = [ocr._bounds(q) for q in ocr.detect(image, 1.0)]
+    half = [ocr._bounds(q) for q in ocr.detect(image, 0.5)]
+    assert len(full) > 3 and len(half) > 3
+    pad = float(np.median([b[3] - b[1] for b in full])) / 2
+    for x0, y0, x1, y1 in half:  # a line may be split differently, but it is in the same place
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        assert any(f[0] - pad < cx < f[2] + pad and f[1] - pad < cy < f[3] + pad for f in full)
+    assert abs(max(b[2] for b in half) - max(b[2] for b in full)) < pad
+    assert abs(max(b[3] for b in half) - max(b[3] for b in full)) < pad
