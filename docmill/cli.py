@@ -197,6 +197,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _index_option_first(argv: list[str]) -> list[str]:
+    """`query` and `inspect` take the index as their first argument; like `ingest`, they also
+    accept it as `--index INDEX` anywhere after the command, moved here into that place."""
+    command = next((i for i, a in enumerate(argv) if a in ("query", "inspect")), None)
+    if command is None:
+        return argv
+    rest = argv[command + 1 :]
+    for i, arg in enumerate(rest):
+        if arg == "--index" and i + 1 < len(rest):
+            value, rest = rest[i + 1], rest[:i] + rest[i + 2 :]
+            return [*argv[: command + 1], value, *rest]
+        if arg.startswith("--index="):
+            value, rest = arg.split("=", 1)[1], rest[:i] + rest[i + 1 :]
+            return [*argv[: command + 1], value, *rest]
+    return argv
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="docmill", description="Hybrid (BM25 + vector) document index.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
@@ -219,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("query", help="search an index")
+    p = sub.add_parser("query", help="search an index: docmill query INDEX TEXT (or --index INDEX TEXT)")
     p.add_argument("index")
     p.add_argument("text")
     p.add_argument("--k", type=int, default=10)
@@ -276,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_index_option_first(list(sys.argv[1:] if argv is None else argv)))
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )

@@ -45,6 +45,16 @@ def test_query_json_shape(cli_index, capsys):
     assert hit["path"] == "proj/src/cache.py"
 
 
+def test_query_and_inspect_also_take_the_index_as_an_option_like_ingest(cli_index, capsys):
+    assert main(["query", "--json", "LRU cache eviction", "--index", str(cli_index), "--k", "1"]) == 0
+    by_option = json.loads(capsys.readouterr().out)
+    assert main(["query", str(cli_index), "LRU cache eviction", "--k", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == by_option
+    assert by_option["hits"][0]["symbol_path"].startswith("proj/src/cache.py::LRUCache")
+    assert main(["inspect", f"--index={cli_index}"]) == 0
+    assert "build" in capsys.readouterr().out
+
+
 def test_query_abstains_in_json(cli_index, capsys):
     assert main(["query", str(cli_index), "zzqx vorpal brillig", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
