@@ -1,6 +1,11 @@
 """Text-PDF ingest: ``parsers.pdf.parse`` vs a plain pdfplumber ``extract_text`` loop, pages/s and
 peak RSS, each run in a fresh subprocess (ru_maxrss), alternated, median of ``--repeat``.
 
+docmill runs with its defaults (``pdf_workers=2``: helper processes parse page ranges; their start-up
+is inside the timing) and serially (``pdf_workers=1``), so the gain of the single-process work and
+of the helpers can be told apart. docmill's RSS is the parse process's peak plus the largest
+helper's peak (an upper bound of the two together).
+
 Inputs: docling's multi-page text PDFs (eval set) and a generated N-page text PDF (reportlab,
 cached under .docmill-cache/bench/). OCR is off for docmill (text PDFs; the peer has none).
 
@@ -64,14 +69,22 @@ def child(kind: str, files: list[str]) -> None:
     """Run in a subprocess: parse ``files`` one way, print {pages, seconds, peak_rss_mib}."""
     pages = 0
     started = time.perf_counter()
-    if kind == "docmill":
+    helpers_rss = 0.0
+    if kind.startswith("docmill"):
+        import resource
+
+        from parsers import pdf_pool
         from parsers.options import ParseOptions
         from parsers.pdf import parse
         from parsers.source import SourceFile
 
+        options = ParseOptions(ocr=False, pdf_workers=1 if kind == "docmill-serial" else 2)
         for name in files:
-            docs = parse(SourceFile.read(Path(name)), ParseOptions(ocr=False))
+            docs = parse(SourceFile.read(Path(name)), options)
             pages += int(docs[0].metadata["pages"])
+        seconds = time.perf_counter() - started
+        pdf_pool.shutdown_helpers()  # waited for: their peak shows in RUSAGE_CHILDREN
+        helpers_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     else:
         import pdfplumber
 
@@ -80,15 +93,15 @@ def child(kind: str, files: list[str]) -> None:
                 for page in pdf.pages:
                     page.extract_text()
                     pages += 1
-    print(
-        json.dumps({"pages": pages, "seconds": time.perf_counter() - started, "peak_rss_mib": peak_rss_mib()})
-    )
+        seconds = time.perf_counter() - started
+    print(json.dumps({"pages": pages, "seconds": seconds, "peak_rss_mib": peak_rss_mib() + helpers_rss}))
 
 
 def compare(files: list[Path], repeat: int) -> dict[str, dict[str, float]]:
-    runs: dict[str, list[dict[str, float]]] = {"docmill": [], "pdfplumber": []}
+    kinds = ["docmill", "pdfplumber", "docmill-serial"]
+    runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
     for i in range(repeat):
-        for kind in ["docmill", "pdfplumber"] if i % 2 == 0 else ["pdfplumber", "docmill"]:
+        for kind in kinds if i % 2 == 0 else kinds[::-1]:
             runs[kind].append(run_child([__file__, "--child", kind, *map(str, files)]))
     return {
         kind: {
@@ -119,31 +132,38 @@ def main(argv: list[str] | None = None) -> str:
     rows = []
     for label, files in sets.items():
         result = compare(files, args.repeat if "docling" in label else args.big_repeat)
-        ours, peer = result["docmill"], result["pdfplumber"]
+        ours, peer, serial = result["docmill"], result["pdfplumber"], result["docmill-serial"]
         rows.append(
             (
                 label,
                 ours["pages"],
                 ours["pages_per_s"],
+                serial["pages_per_s"],
                 peer["pages_per_s"],
                 ours["pages_per_s"] / peer["pages_per_s"],
+                serial["pages_per_s"] / peer["pages_per_s"],
                 ours["peak_rss_mib"],
+                serial["peak_rss_mib"],
                 peer["peak_rss_mib"],
             )
         )
     report = "\n".join(
         [
             f"Median of {args.repeat} fresh subprocesses per cell ({args.big_repeat} for the generated PDF), "
-            "docmill and the peer alternated; OCR off.",
+            "docmill (default pdf_workers=2, and pdf_workers=1) and the peer alternated; OCR off. "
+            "docmill RSS = parse process + largest helper.",
             "",
             table(
                 [
                     "input",
                     "pages",
                     "docmill pages/s",
+                    "docmill serial pages/s",
                     "pdfplumber loop pages/s",
                     "x peer",
+                    "serial x peer",
                     "docmill peak RSS MiB",
+                    "serial peak RSS MiB",
                     "peer peak RSS MiB",
                 ],
                 rows,

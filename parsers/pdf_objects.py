@@ -18,9 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 import pdfplumber
-from pdfminer.layout import LTChar, LTContainer
+from pdfminer.layout import LTChar, LTContainer, LTPage
 from pdfminer.pdfcolor import PDFColorSpace
-from pdfplumber.utils import resolve_and_decode
+from pdfminer.pdffont import PDFFont, PDFUnicodeNotDefined
+from pdfminer.pdfinterp import PDFGraphicState, PDFPageInterpreter
+from pdfminer.utils import Matrix, apply_matrix_rect
+from pdfplumber.page import PDFPageAggregatorWithMarkedContent
+from pdfplumber.utils import resolve_all, resolve_and_decode
+from pdfplumber.utils.exceptions import PdfminerException
 
 # LTChar attributes pdfplumber copies (its ALL_ATTRS), plus the ones it reads separately
 _CHAR_KEYS = frozenset(
@@ -44,7 +49,14 @@ def page_objects(page: pdfplumber.page.Page) -> dict[str, list[dict[str, Any]]]:
     mb_x0, mb_top = page.mediabox[:2]
     fast = page.pdf.unicode_norm is None  # else pdfplumber normalises each char's text
     colorspaces: dict[int, tuple[PDFColorSpace, str]] = {}
-    for obj in _leaves(page.layout._objs, page.pdf.laparams is not None):
+    with_containers = page.pdf.laparams is not None
+    tree = page.layout if with_containers or not fast else _char_layout(page)
+    for obj in _leaves(tree._objs, with_containers):
+        if type(obj) is CharRecord:
+            if not chars:
+                objects["char"] = chars
+            chars.append(obj)
+            continue
         d = obj.__dict__
         if fast and type(obj) is LTChar and d.keys() == _CHAR_KEYS:
             fontname, matrix, mcid, tag, ncs = d["fontname"], d["matrix"], d["mcid"], d["tag"], d["ncs"]
@@ -113,3 +125,110 @@ def _leaves(items: list[Any], with_containers: bool) -> Any:
             yield from _leaves(obj._objs, with_containers)
         else:
             yield obj
+
+
+# --- characters straight from the content stream --------------------------------------------------
+
+
+class CharRecord(dict):  # type: ignore[type-arg]
+    """A char dict that pdfplumber's marked-content hook can tag like an LTChar (``obj.mcid = ...``)."""
+
+    __slots__ = ()
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        self[key] = resolve_all(value)  # process_object resolves mcid/tag the same way
+
+
+def _char_layout(page: pdfplumber.page.Page) -> LTPage:
+    """``page.layout`` without layout analysis, with each plain character already a CharRecord
+    (not an LTChar to be converted later). Not cached on the page: only ``page_objects`` reads it."""
+    device = _CharDevice(page)
+    interpreter = PDFPageInterpreter(page.pdf.rsrcmgr, device)
+    try:
+        interpreter.process_page(page.page_obj)
+    except Exception as exc:  # noqa: BLE001 - as pdfplumber's Page.layout wraps them
+        raise PdfminerException(exc) from exc
+    return device.get_result()
+
+
+class _CharDevice(PDFPageAggregatorWithMarkedContent):
+    """pdfplumber's device, with ``render_char`` = pdfminer's ``render_char`` + ``LTChar.__init__`` +
+    pdfplumber's ``tag_cur_item`` + ``process_object``, same arithmetic in the same order."""
+
+    def __init__(self, page: pdfplumber.page.Page) -> None:
+        super().__init__(page.pdf.rsrcmgr, pageno=page.page_number, laparams=None)
+        self.page_number, self.page_height, self.doctop = page.page_number, page.height, page.initial_doctop
+        self.mb_x0, self.mb_top = page.mediabox[:2]
+        self.colorspaces: dict[int, tuple[PDFColorSpace, str]] = {}
+
+    def render_char(  # type: ignore[override]
+        self,
+        matrix: Matrix,
+        font: PDFFont,
+        fontsize: float,
+        scaling: float,
+        rise: float,
+        cid: int,
+        ncs: PDFColorSpace,
+        graphicstate: PDFGraphicState,
+    ) -> float:
+        fontname, mcid, tag = font.fontname, self.cur_mcid, self.cur_tag
+        if type(fontname) is not str or not (mcid is None or type(mcid) is int):
+            return float(super().render_char(matrix, font, fontsize, scaling, rise, cid, ncs, graphicstate))
+        try:
+            text = font.to_unichr(cid)
+            assert isinstance(text, str), str(type(text))
+        except PDFUnicodeNotDefined:
+            text = self.handle_undefined_char(font, cid)
+        textwidth = font.char_width(cid)
+        textdisp = font.char_disp(cid)
+        adv = textwidth * fontsize * scaling
+        vertical = font.is_vertical()
+        if vertical:
+            assert isinstance(textdisp, tuple)
+            (vx, vy) = textdisp
+            vx = fontsize * 0.5 if vx is None else vx * fontsize * 0.001
+            vy = (1000 - vy) * fontsize * 0.001
+            bbox = (-vx, vy + rise + adv, -vx + fontsize, vy + rise)
+        else:
+            descent = font.get_descent() * fontsize
+            bbox = (0, descent + rise, adv, descent + rise + fontsize)
+        (a, b, c, d, _e, _f) = matrix
+        upright = a * d * scaling > 0 and b * c <= 0
+        (x0, y0, x1, y1) = apply_matrix_rect(matrix, bbox)
+        if x1 < x0:
+            (x0, x1) = (x1, x0)
+        if y1 < y0:
+            (y0, y1) = (y1, y0)
+        width, height = x1 - x0, y1 - y0
+        cs = self.colorspaces.get(id(ncs))
+        if cs is None or cs[0] is not ncs:
+            cs = self.colorspaces[id(ncs)] = (ncs, resolve_and_decode(ncs.name))
+        scolor, ncolor = graphicstate.scolor, graphicstate.ncolor
+        top = (self.page_height - y1) + self.mb_top
+        record = CharRecord(
+            matrix=matrix,
+            fontname=fontname,
+            adv=adv,
+            upright=upright,
+            x0=x0 + self.mb_x0 if self.mb_x0 != 0 else x0,
+            y0=y0,
+            x1=x1 + self.mb_x0 if self.mb_x0 != 0 else x1,
+            y1=y1,
+            width=width,
+            height=height,
+            size=width if vertical else height,
+            mcid=mcid,
+            tag=tag,
+            object_type="char",
+            page_number=self.page_number,
+            ncs=cs[1],
+            text=text,
+            stroking_color=scolor if isinstance(scolor, tuple) else (scolor,),
+            non_stroking_color=ncolor if isinstance(ncolor, tuple) else (ncolor,),
+            top=top,
+            bottom=(self.page_height - y0) + self.mb_top,
+            doctop=self.doctop + top,
+        )
+        self.cur_item._objs.append(record)  # type: ignore[arg-type] - LTContainer.add, minus a call
+        return adv

@@ -17,11 +17,12 @@ SAMPLES = [*sorted((ROOT / "samples" / "pdf").glob("*.pdf")), *sorted(Path(__fil
 
 
 def _mixed_pdf(path: Path) -> Path:
-    """Colours, a rotated string, a Type 0 CJK font, ruling lines, curves and a shifted MediaBox."""
+    """Colours, a rotated string, CJK fonts (one vertical), rules, curves and a shifted MediaBox."""
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 
     pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    pdfmetrics.registerFont(UnicodeCIDFont("HeiseiMin-W3", isVertical=True))  # a vertical writing mode
     c = canvas.Canvas(str(path), pagesize=A4)
     for page in range(2):
         c.setFillColorRGB(0.8, 0.1, 0.1)
@@ -32,6 +33,8 @@ def _mixed_pdf(path: Path) -> Path:
         c.drawString(72, 760, "plain text, then CJK:")
         c.setFont("STSong-Light", 10)
         c.drawString(200, 760, "灯具维护说明")
+        c.setFont("HeiseiMin-W3", 12)
+        c.drawString(500, 700, "縦書きテスト")
         c.saveState()
         c.translate(40, 400)
         c.rotate(90)
