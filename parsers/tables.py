@@ -31,6 +31,10 @@ Char = Mapping[str, Any]  # pdfplumber char: text, x0, x1, top, bottom, size, ma
 
 _SETTINGS = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
 SLIVER = 4.0  # points: a grid slot thinner than this cannot hold a line of text
+# a grid where fewer cells than this hold text is a chart or a figure drawn with lines, not a table
+MIN_FILLED = 0.15
+# a grid with more of its text outside its cells than this is a diagram with boxes, not a table
+MAX_IN_GAPS = 0.2
 
 
 @dataclass(frozen=True)
@@ -112,14 +116,24 @@ def place_cells(
 
 
 def assign_chars(chars: Iterable[Char], cells: Sequence[GridCell]) -> list[list[Char]]:
-    """Characters of each cell (same order as ``cells``), each char to the cell holding its centre."""
+    """Characters of each cell (same order as ``cells``), each char to the cell holding its centre,
+    or, in a gap no cell covers (a group label whose box the rules leave open), to the nearest
+    cell: text inside a table is never dropped."""
     out: list[list[Char]] = [[] for _ in cells]
+    if not cells:
+        return out
     for ch in chars:
-        for i, cell in enumerate(cells):
-            if centre_in(ch, cell.bbox):
-                out[i].append(ch)
-                break
+        i = next((i for i, cell in enumerate(cells) if centre_in(ch, cell.bbox)), None)
+        if i is None:
+            i = min(range(len(cells)), key=lambda k: _distance(ch, cells[k].bbox))
+        out[i].append(ch)
     return out
+
+
+def _distance(ch: Char, box: BBox) -> float:
+    cx = (float(ch["x0"]) + float(ch["x1"])) / 2
+    cy = (float(ch["top"]) + float(ch["bottom"])) / 2
+    return math.hypot(max(box[0] - cx, 0.0, cx - box[2]), max(box[1] - cy, 0.0, cy - box[3]))
 
 
 def dedupe_chars(chars: Sequence[Char], tolerance: float = 1.0) -> list[Char]:
@@ -271,8 +285,15 @@ def upright_cell(chars: Sequence[Char], table_angle: int) -> list[Char]:
 
 def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Table, tuple[float, ...]] | None:
     """A Table from cell rectangles and the page's characters; None when it is not a real table
-    (fewer than two rows or columns: a framed paragraph, a page border)."""
-    inside = [c for c in chars if any(centre_in(c, b) for b in cells)]
+    (fewer than two rows or columns: a framed paragraph, a page border; or almost every cell
+    empty: a bar chart's gridlines, a figure's boxes)."""
+    frame = (
+        min(b[0] for b in cells),
+        min(b[1] for b in cells),
+        max(b[2] for b in cells),
+        max(b[3] for b in cells),
+    )
+    inside = [c for c in chars if centre_in(c, frame)]
     angle = dominant_angle(inside)
     if angle:
         fn = upright_transform(angle)
@@ -280,12 +301,15 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
         inside = [transform_char(c, fn) for c in inside]
     xs, ys = grid_lines(cells)
     placed = place_cells(cells, xs, ys)
+    in_gaps = sum(1 for c in inside if not any(centre_in(c, b) for b in cells) and str(c["text"]).strip())
+    if in_gaps > MAX_IN_GAPS * len(inside):  # most text outside the cells: a diagram, not a table
+        return None
     per_cell = [upright_cell(dedupe_chars(cs), angle) for cs in assign_chars(inside, placed)]
     texts = [cell_text(cs) for cs in per_cell]
     rows = build_rows(placed, texts, len(ys) - 1, len(xs) - 1)
     rows = drop_empty_lines(rows, placed, slivers(ys), slivers(xs))
     rows = [r for r in rows if any(c.strip() for c in r)] if rows else rows
-    if len(rows) < 2 or len(rows[0]) < 2:
+    if len(rows) < 2 or len(rows[0]) < 2 or sum(map(bool, texts)) < MIN_FILLED * len(texts):
         return None
     bold = _bold_rows(placed, per_cell)
     header = detect_header_rows(rows, bold)
@@ -309,29 +333,58 @@ def missing_frame_lines(
 
     Tables drawn without outer borders (rules between rows only, no left/right line) give the
     lines strategy no cells for their first and last columns. Where at least ``min_edges``
-    horizontal rules, each within ``max_gap`` of the next, start (or end) at the same x and no
-    vertical rule is drawn there, a vertical line joining them is implied; likewise for vertical
-    rules sharing a top or bottom.
+    horizontal rules start (or end) at the same x, each within ``max_gap`` of the next or with an
+    inner vertical rule of the table spanning the gap (a tall row), and no vertical rule is drawn
+    there, a vertical line joining them is implied; likewise for vertical rules sharing a top or
+    bottom (such a line reaches on to the next vertical rule beyond its ends, so the last
+    sub-column of a column group is closed too). Collinear segments that touch are one rule
+    first: a rule drawn column by column (stream tables often do this) has no column ends to imply.
     """
-    horizontal = join_segments(
-        [e for e in edges if e.get("orientation") == "h"], "top", "x0", "x1", tolerance
-    )
-    vertical = join_segments(
-        [e for e in edges if e.get("orientation") == "v"], "x0", "top", "bottom", tolerance
-    )
+    horizontal = join_segments([e for e in edges if e.get("orientation") == "h"], *_H, tolerance)
+    vertical = join_segments([e for e in edges if e.get("orientation") == "v"], *_V, tolerance)
     found_v = [
         _line(at, at, lo, hi)
         for end in ("x0", "x1")
-        for at, lo, hi in _implied(horizontal, end, "top", tolerance, min_edges, max_gap)
-        if not _drawn(vertical, "x0", "top", "bottom", at, lo, hi, tolerance)
+        for at, lo, hi, _ in _implied(horizontal, _H, end, vertical, _V, tolerance, min_edges, max_gap)
+        if not _drawn(vertical, *_V, at, lo, hi, tolerance)
     ]
     found_h = [
-        _line(lo, hi, at, at)
+        _line(*_extend(vertical, _V, at, lo, hi, 1.5 * (hi - lo) / (n - 1), tolerance), at, at)
         for end in ("top", "bottom")
-        for at, lo, hi in _implied(vertical, end, "x0", tolerance, min_edges, max_gap)
-        if not _drawn(horizontal, "top", "x0", "x1", at, lo, hi, tolerance)
+        for at, lo, hi, n in _implied(vertical, _V, end, horizontal, _H, tolerance, min_edges, max_gap)
+        if not _drawn(horizontal, *_H, at, lo, hi, tolerance)
     ]
     return found_v, found_h
+
+
+_H = ("top", "x0", "x1")  # a horizontal rule: position, start, stop
+_V = ("x0", "top", "bottom")
+
+
+def frame_lines_upright(
+    edges: Sequence[Char], angle: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``missing_frame_lines`` worked out with the page turned so its text reads upright, then
+    turned back: a table printed sideways gets the same implied lines as the upright table."""
+    if not angle:
+        return missing_frame_lines(edges)
+    fn, back = upright_transform(angle), upright_transform((360 - angle) % 360)
+    swap = {"h": "v", "v": "h"} if angle in (90, 270) else {"h": "h", "v": "v"}
+    turned = []
+    for e in edges:
+        x0, top, x1, bottom = transform_box(
+            (float(e["x0"]), float(e["top"]), float(e["x1"]), float(e["bottom"])), fn
+        )
+        turned.append(
+            {"x0": x0, "top": top, "x1": x1, "bottom": bottom, "orientation": swap.get(e["orientation"])}
+        )
+    verticals: list[dict[str, Any]] = []
+    horizontals: list[dict[str, Any]] = []
+    implied_v, implied_h = missing_frame_lines(turned)
+    for line in (*implied_v, *implied_h):
+        x0, top, x1, bottom = transform_box((line["x0"], line["top"], line["x1"], line["bottom"]), back)
+        (verticals if x0 == x1 else horizontals).append(_line(x0, x1, top, bottom))
+    return verticals, horizontals
 
 
 def join_segments(
@@ -365,21 +418,74 @@ def _line(x0: float, x1: float, top: float, bottom: float) -> dict[str, Any]:
 
 
 def _implied(
-    edges: Sequence[Char], end: str, along: str, tolerance: float, min_edges: int, max_gap: float
-) -> list[tuple[float, float, float]]:
-    """(position, start, stop) of lines through the ``end`` points of runs of edges that share them."""
+    rules: Sequence[Mapping[str, float]],
+    keys: tuple[str, str, str],
+    end: str,
+    crossing: Sequence[Mapping[str, float]],
+    crossing_keys: tuple[str, str, str],
+    tolerance: float,
+    min_edges: int,
+    max_gap: float,
+) -> list[tuple[float, float, float, int]]:
+    """(position, start, stop, rules) of lines through the ``end`` points of runs of rules that
+    share them."""
+    along = keys[0]
     out = []
-    for position in cluster([float(e[end]) for e in edges], tolerance):
-        stops = sorted(float(e[along]) for e in edges if abs(float(e[end]) - position) <= tolerance)
-        run = stops[:1]
-        for value in [*stops[1:], math.inf]:
-            if value - run[-1] <= max_gap:
-                run.append(value)
+    for position in cluster([float(r[end]) for r in rules], tolerance):
+        ends = sorted(
+            (r for r in rules if abs(float(r[end]) - position) <= tolerance), key=lambda r: r[along]
+        )
+        run = ends[:1]
+        for rule in [*ends[1:], None]:
+            if rule is not None and _joined(run[-1], rule, keys, crossing, crossing_keys, tolerance, max_gap):
+                run.append(rule)
                 continue
-            if len(run) >= min_edges and run[-1] - run[0] > tolerance:
-                out.append((position, run[0], run[-1]))
-            run = [value]
+            if len(run) >= min_edges and run[-1][along] - run[0][along] > tolerance:
+                out.append((position, float(run[0][along]), float(run[-1][along]), len(run)))
+            run = [rule] if rule is not None else []
     return out
+
+
+def _extend(
+    rules: Sequence[Mapping[str, float]],
+    keys: tuple[str, str, str],
+    position: float,
+    lo: float,
+    hi: float,
+    reach: float,
+    tol: float,
+) -> tuple[float, float]:
+    """``lo``..``hi`` stretched to the nearest rule within ``reach`` beyond each end that crosses
+    ``position``: the last sub-column of a column group is closed by the group's border."""
+    along, start, stop = keys
+    crossing = [float(r[along]) for r in rules if r[start] <= position + tol and r[stop] >= position - tol]
+    before = [a for a in crossing if lo - reach <= a < lo - tol]
+    after = [a for a in crossing if hi + tol < a <= hi + reach]
+    return (max(before) if before else lo), (min(after) if after else hi)
+
+
+def _joined(
+    a: Mapping[str, float],
+    b: Mapping[str, float],
+    keys: tuple[str, str, str],
+    crossing: Sequence[Mapping[str, float]],
+    crossing_keys: tuple[str, str, str],
+    tolerance: float,
+    max_gap: float,
+) -> bool:
+    """Whether consecutive rules ``a`` and ``b`` belong to one table: close, or bridged by a rule
+    across them (an inner column line running from one to the other)."""
+    at, lo, hi = keys
+    if b[at] - a[at] <= max_gap:
+        return True
+    c_at, c_lo, c_hi = crossing_keys
+    left, right = max(a[lo], b[lo]), min(a[hi], b[hi])
+    return any(
+        left + tolerance < c[c_at] < right - tolerance
+        and c[c_lo] <= a[at] + tolerance
+        and c[c_hi] >= b[at] - tolerance
+        for c in crossing
+    )
 
 
 def _drawn(
@@ -399,7 +505,7 @@ def find_tables(page: Any) -> list[PageTable]:
     edges = page.edges
     if len(edges) < 4:  # a bordered table needs two ruling lines each way; most prose pages have none
         return []
-    verticals, horizontals = missing_frame_lines(edges)
+    verticals, horizontals = frame_lines_upright(edges, dominant_angle(page.chars))
     settings = {**_SETTINGS, "explicit_vertical_lines": verticals, "explicit_horizontal_lines": horizontals}
     found = page.find_tables(settings)
     out = []

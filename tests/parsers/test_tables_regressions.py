@@ -209,3 +209,91 @@ def test_dedupe_keeps_real_double_letters() -> None:
         {"text": "l", "x0": 2.5, "x1": 4.7, "top": 0.1, "bottom": 10.1},
     ]
     assert [c["x0"] for c in tables.dedupe_chars(chars)] == [0.0, 2.2]
+
+
+def test_open_frame_table_with_a_tall_row(tmp_path: Path) -> None:
+    """No left/right border and a last row 72 pt tall: the implied outer lines used to stop at the
+    last short row, losing the tall row's first and last cells."""
+    path = tmp_path / "table-open-frame-tall-row.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    ys = [700.0, 676.0, 652.0, 580.0]
+    for y in ys:
+        c.line(XS[0], y, XS[-1], y)
+    for x in XS[1:-1]:
+        c.line(x, ys[0], x, ys[-1])
+    c.setFont("Helvetica", 10)
+    rows = [*ROWS[:2], ["Valley", "7", "Bo"]]
+    for r, row in enumerate(rows):
+        for k, text in enumerate(row):
+            c.drawString(XS[k] + 4, ys[r] - 15 - (30 if r == 2 else 0), text)
+    c.drawString(XS[2] + 4, ys[2] - 60, "and Cy")
+    c.save()
+    assert _tables(_parse(path)) == [[*ROWS[:2], ["Valley", "7", "Bo\nand Cy"]]]
+
+
+def _group_header_table(c: canvas.Canvas) -> None:
+    """ "Counts" over four sub-columns, with no rule under it: only the sub-column lines start
+    there (as where a header row is set off by a fill colour, not a line)."""
+    xs = [100.0, 180.0, 240.0, 300.0, 360.0, 420.0]
+    ys = [700.0, 682.0, 664.0, 640.0]
+    for y in (ys[0], ys[2], ys[3]):
+        c.line(xs[0], y, xs[-1], y)
+    for x in (xs[0], xs[1], xs[-1]):
+        c.line(x, ys[0], x, ys[-1])
+    for x in xs[2:-1]:
+        c.line(x, ys[1], x, ys[-1])
+    c.setFont("Helvetica", 10)
+    c.drawString(104, 670, "Region")
+    c.drawString(270, 688, "Counts")
+    for x, text in zip(xs[1:], ["Lamps", "Poles", "Masts", "Huts"], strict=False):
+        c.drawString(x + 4, 668, text)
+    for x, text in zip(xs, ["North ridge", "12", "3", "1", "0"], strict=False):
+        c.drawString(x + 4, 648, text)
+
+
+GROUP_ROWS = [
+    ["Region", "Counts", "", "", ""],
+    ["", "Lamps", "Poles", "Masts", "Huts"],
+    ["North ridge", "12", "3", "1", "0"],
+]
+
+
+def test_column_group_without_a_rule_under_its_label(tmp_path: Path) -> None:
+    """The sub-column lines imply the missing rule under the group label, reaching on to the
+    group's borders so its last sub-column is closed too; upright and printed sideways alike."""
+    for name, angle in (("table-group-header.pdf", 0), ("table-group-header-sideways.pdf", 90)):
+        path = tmp_path / name
+        c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+        if angle:
+            c.translate(900, 200)
+            c.rotate(angle)
+        _group_header_table(c)
+        c.save()
+        assert _tables(_parse(path)) == [GROUP_ROWS], name
+
+
+def test_text_in_a_gap_no_cell_covers_goes_to_the_nearest_cell() -> None:
+    cells = [tables.GridCell(0, 0, 1, 1, (0, 0, 50, 20)), tables.GridCell(1, 0, 1, 1, (0, 30, 50, 50))]
+    stray = {"text": "x", "x0": 10.0, "x1": 15.0, "top": 21.0, "bottom": 26.0}  # between the cells
+    assert tables.assign_chars([stray], cells) == [[stray], []]
+
+
+def test_chart_gridlines_are_not_a_table(tmp_path: Path) -> None:
+    """A bar chart's framed gridlines with a value label on a few bars: a grid of cells, almost all
+    empty, used to come out as a table (and its labels vanished from the text)."""
+    path = tmp_path / "bar-chart-gridlines.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    xs = [200.0 + 30 * k for k in range(11)]
+    ys = [700.0 - 20 * r for r in range(8)]
+    for x in xs:
+        c.line(x, ys[0], x, ys[-1])
+    for y in (ys[0], ys[-1]):
+        c.line(xs[0], y, xs[-1], y)
+    for r in range(7):
+        c.line(xs[0], ys[r] - 5, xs[0] + 40 + 25 * r, ys[r] - 5)  # bars as rules: more edges
+        c.line(xs[0], ys[r] - 15, xs[0] + 40 + 25 * r, ys[r] - 15)
+        c.drawString(xs[1] + 5, ys[r] - 13, str(40 + 9 * r))
+    c.save()
+    doc = _parse(path)
+    assert _tables(doc) == []
+    assert "58" in " ".join(b.text for b in doc.blocks)
