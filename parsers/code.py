@@ -62,7 +62,11 @@ def _unwrap(node: Node, spec: LangSpec) -> Node:
 
 
 def _arrow_value(node: Node) -> Node | None:
-    """The function in ``const f = () => ...`` (JS/TS), else None."""
+    """The function in ``const f = () => ...`` or ``res.send = function (body) {...}`` (JS/TS),
+    else None."""
+    if node.type == "assignment_expression":
+        value = node.child_by_field_name("right")
+        return value if value is not None and value.type in _ARROW_VALUES else None
     if node.type not in ("lexical_declaration", "variable_declaration"):
         return None
     declarators = [c for c in node.named_children if c.type == "variable_declarator"]
@@ -122,6 +126,8 @@ def definition_name(node: Node) -> str:
     elif kind == "type_declaration":
         spec = next((c for c in node.named_children if c.type == "type_spec"), None)
         name = _text(spec.child_by_field_name("name")) if spec else None
+    elif kind == "assignment_expression":  # obj.name = function ...; Foo.prototype.bar = ...
+        name = _text(node.child_by_field_name("left")).replace(".prototype.", ".")
     elif kind in ("lexical_declaration", "variable_declaration"):
         declarator = next(c for c in node.named_children if c.type == "variable_declarator")
         name = _text(declarator.child_by_field_name("name"))
@@ -218,8 +224,11 @@ def split_scope(nodes: list[Node], spec: LangSpec) -> list[Node | _Definition]:
         while items and isinstance(items[-1], Node) and items[-1].type in spec.attached:
             comment = items[-1]
             comment_first, comment_last = _rows(comment)
-            if comment_last < first_row - 1:
-                break  # a blank line separates it from the definition
+            # a blank line separates it from the definition, unless it is a doc comment
+            # (`/** ... */`, as JSDoc is often written) and only one blank line lies between
+            gap = 2 if _text(comment).startswith("/**") else 1
+            if comment_last < first_row - gap:
+                break
             if len(items) > 1 and _last_row(items[-2]) == comment_first:
                 break  # a trailing comment on a line of earlier code belongs to that code
             items.pop()

@@ -71,7 +71,7 @@ SPECS: dict[str, LangSpec] = {
     "javascript": LangSpec(
         functions=_JS_FUNCTIONS,
         classes=frozenset({"class_declaration", "class"}),
-        wrappers=frozenset({"export_statement"}),
+        wrappers=frozenset({"export_statement", "expression_statement"}),
     ),
     "typescript": _TS,
     "tsx": _TS,

@@ -151,6 +151,34 @@ def test_js_class_header_jsdoc_and_member_comments() -> None:
     assert symbols["parseAll"].metadata == {"node": "lexical_declaration"}
 
 
+def test_js_functions_assigned_to_properties_are_definitions() -> None:
+    source = (
+        "var res = Object.create(null);\n\n"
+        "/**\n * Send a response body.\n */\n"
+        "res.send = function send(body) {\n  return this.end(body);\n};\n\n"
+        "Router.prototype.route = (path) => new Route(path);\n\n"
+        "res.status = 200;\n"
+        "console.log(res);\n"
+    )
+    doc = parse_text(source, "app.js")
+    symbols = by_symbol(doc)
+    assert symbols["res.send"].text.startswith("/**\n * Send a response body.\n */\nres.send = function send")
+    assert symbols["res.send"].lines == (3, 8)
+    assert symbols["Router.route"].lines == (10, 10)
+    modules = [b for b in doc.blocks if b.symbol is None]
+    assert "res.status = 200;" in modules[-1].text and "console.log(res);" in modules[-1].text
+
+
+def test_a_jsdoc_comment_attaches_across_one_blank_line_a_plain_comment_does_not() -> None:
+    source = (
+        "/**\n * Set status `code`.\n */\n\nres.status = function status(code) {\n  return this;\n};\n\n"
+        "// helpers below\n\nfunction helper() {\n  return 1;\n}\n"
+    )
+    symbols = by_symbol(parse_text(source, "response.js"))
+    assert symbols["res.status"].text.startswith("/**\n * Set status `code`.\n */\n\nres.status")
+    assert symbols["helper"].text.startswith("function helper()")
+
+
 def test_doc_comments_attach_in_other_languages() -> None:
     assert by_symbol(parse_file("sample.go"))["Cache.Len"].text.startswith("// Len reports")
     rust = [b for b in parse_file("sample.rs").blocks if b.symbol == "Window"]
