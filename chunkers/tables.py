@@ -39,8 +39,10 @@ def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
     assert block.table is not None
     table = block.table
     title = _title(block, table)
-    # Markdown source: header rows, the separator line, then one line per body row.
-    first_body_line = block.lines[0] + max(table.header_rows, 1) + 1 if block.lines else None
+    # Pipe-table source: header rows, the separator line, then one line per body row. An HTML
+    # table's rows have no such layout, so its chunks cite the whole table.
+    one_line_rows = block.lines and block.metadata.get("format") != "html"
+    first_body_line = block.lines[0] + max(table.header_rows, 1) + 1 if one_line_rows else None
     for start, rows in row_groups(table, max_tokens):
         text = table.markdown(body=rows)
         if title:

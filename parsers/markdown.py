@@ -6,6 +6,7 @@ see words, not syntax; tables keep their cells so they can be split by rows late
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import html as html_lib
@@ -18,6 +19,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 
+from parsers.html_tables import read_html_tables
 from parsers.model import Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
 from parsers.source import SourceFile, split_lines
@@ -211,6 +213,26 @@ def block_tree(body: str, max_nesting: int = ParseOptions().markdown_max_nesting
             tok.children = children
 
 
+def _html_table_blocks(
+    fragment: str, path: tuple[str, ...], lines: tuple[int, int] | None
+) -> Iterator[Block]:
+    """An HTML block with ``<table>`` elements: its tables as table blocks (like pipe tables),
+    the text around them as paragraphs, all with the HTML block's line range."""
+    tables, texts = read_html_tables(fragment)
+    for i, text in enumerate(texts):
+        cleaned = strip_html(text)
+        if cleaned:
+            yield Block(kind="paragraph", text=cleaned, heading_path=path, lines=lines)
+        if i < len(tables):
+            table = tables[i]
+            if table.title is None and path:
+                table = dataclasses.replace(table, title=path[-1])
+            yield Block(
+                kind="table", text=table.markdown(), heading_path=path, lines=lines, table=table,
+                metadata={"format": "html"},
+            )
+
+
 def iter_blocks(
     body: str, offset: int = 0, max_nesting: int = ParseOptions().markdown_max_nesting
 ) -> Iterator[Block]:
@@ -238,6 +260,9 @@ def iter_blocks(
         if kind == "table":
             table = Table(rows=table_rows(node), header_rows=1, title=path[-1] if path else None)
             yield Block(kind="table", text=table.markdown(), heading_path=path, lines=lines, table=table)
+            continue
+        if node.type == "html_block" and "<table" in node.content.lower():
+            yield from _html_table_blocks(node.content, path, lines)
             continue
         text = "\n".join(render_lines(node)).strip("\n")
         if not text.strip():

@@ -143,3 +143,37 @@ def test_html_block_entities_are_decoded():
     from parsers.markdown import strip_html
 
     assert strip_html('<div title="x">&amp; &lt;b&gt; &quot;q&quot; &#39;s</div>') == '& <b> "q" \'s'
+
+
+def test_html_table_in_markdown_becomes_a_table_block() -> None:
+    doc = parse_text(
+        "# Plans\n\n## Pricing\n\n"
+        "<p>Prices in EUR.</p>\n"
+        "<table>\n<caption>Monthly &amp; annual</caption>\n"
+        "<thead><tr><th>Plan</th><th>Monthly</th><th>Annual</th></tr></thead>\n"
+        "<tr><td>Free</td><td>0</td><td>0</td></tr>\n"
+        "<tr><td rowspan=\"2\">Pro</td><td colspan=\"2\">ask<br>sales</td></tr>\n"
+        "<tr><td>12</td><td>120 | yearly</td></tr>\n"
+        "<tr><td>Team</td><td><table><tr><td>inner</td></tr></table></td><td>x</td></tr>\n"
+        "</table>\n<p>VAT extra.</p>\n"
+    )
+    kinds = [(b.kind, b.lines) for b in doc.blocks if b.kind != "heading"]
+    assert kinds == [("paragraph", (5, 14)), ("table", (5, 14)), ("paragraph", (5, 14))]
+    before, table_block, after = (b for b in doc.blocks if b.kind != "heading")
+    assert (before.text, after.text) == ("Prices in EUR.", "VAT extra.")
+    table = table_block.table
+    assert table is not None and table.title == "Monthly & annual" and table.header_rows == 1
+    assert table.rows == (
+        ("Plan", "Monthly", "Annual"),
+        ("Free", "0", "0"),
+        ("Pro", "ask sales", ""),  # colspan: text in its first column, the spanned one empty
+        ("", "12", "120 | yearly"),  # rowspan: the spanned cell is empty, later cells keep columns
+        ("Team", "inner", "x"),  # a nested table is text of its cell
+    )
+    assert "| 120 \\| yearly |" in table_block.text
+    assert table_block.heading_path == ("Plans", "Pricing")
+
+
+def test_html_without_a_table_stays_text() -> None:
+    doc = parse_text('<div align="center">\n<b>Lumen</b> docs\n</div>\n')
+    assert [(b.kind, b.text) for b in doc.blocks] == [("paragraph", "Lumen docs")]
