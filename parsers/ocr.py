@@ -8,11 +8,11 @@ instead, and keep the work to one detection pass for an upright page:
 2. detect line boxes on a copy scaled down to ``_DET_DPI`` (detection is the costly network per
    pixel, and 100 dpi is plenty to find lines; recognition resizes every crop to 48 px high anyway);
 3. decide the page orientation from those boxes (vertical boxes -> 90 or 270; which of the two, or
-   0 vs 180, by recognising short chunks of a few lines both ways and keeping the more confident
-   reading); a turned page is rotated upright and detected again (cheap at ``_DET_DPI``);
+   0 vs 180, by recognising the straightened middles of a few lines both ways and keeping the more
+   confident reading); a turned page is rotated upright and detected again (cheap at ``_DET_DPI``);
 4. recognise every line crop, one crop per inference (no padding to the widest line of a batch),
-   on a few threads with one onnxruntime thread each (independent crops parallelise better than
-   one convolution split across cores, and idle onnxruntime threads spin on a busy machine);
+   on a few threads with one onnxruntime thread each (the crops of a dense page cost ~10 CPU-s
+   that way, 12-18 CPU-s with onnxruntime's own two threads, which spin while idle);
 5. hand the line boxes to parsers.layout for column-aware reading order.
 
 The engine is created once per process, on first use (model load is ~0.1 s, but onnxruntime
@@ -182,28 +182,44 @@ def orientation(image: np.ndarray, quads: Sequence[Quad]) -> int:
     """Counter-clockwise quarter turns (in degrees: 0/90/180/270) that make the page upright."""
     if not quads:
         return 0
-    boxes = [_bounds(q) for q in quads]
-    vertical = is_vertical(boxes)
-    candidates = (90, 270) if vertical else (0, 180)
-    sample = sorted(boxes, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]), reverse=True)[:_PROBE_LINES]
-    crops = [image[y0:y1, x0:x1] for x0, y0, x1, y1 in (probe_window(b, vertical) for b in sample)]
+    candidates = (90, 270) if is_vertical([_bounds(q) for q in quads]) else (0, 180)
+    sample = sorted(quads, key=lambda q: _side_lengths(q)[0] * _side_lengths(q)[1], reverse=True)
+    crops = [probe_crop(image, q) for q in sample[:_PROBE_LINES]]
     scores = {angle: _mean_score(crops, angle) for angle in candidates}
     return max(candidates, key=lambda a: scores[a])
 
 
-def probe_window(box: Box, vertical: bool) -> tuple[int, int, int, int]:
-    """The middle of a line box, at most ``_PROBE_ASPECT`` line heights long: a few words are
-    enough to tell upright from upside-down text, and a whole line costs its full width."""
-    x0, y0, x1, y1 = box
-    if vertical:
-        length = min(y1 - y0, _PROBE_ASPECT * (x1 - x0))
-        mid = (y0 + y1) / 2
-        y0, y1 = mid - length / 2, mid + length / 2
-    else:
-        length = min(x1 - x0, _PROBE_ASPECT * (y1 - y0))
-        mid = (x0 + x1) / 2
-        x0, x1 = mid - length / 2, mid + length / 2
-    return int(max(x0, 0)), int(max(y0, 0)), int(x1) + 1, int(y1) + 1
+def probe_crop(image: np.ndarray, quad: Quad) -> np.ndarray:
+    """The middle of a line, straightened but not turned (a line on a page lying on its side stays
+    tall), at most ``_PROBE_ASPECT`` line heights long: a few words tell upright from upside-down
+    text, a whole line costs its full width, and a skewed line's axis-aligned box would take in
+    its neighbours."""
+    import cv2
+
+    tl, tr, br, bl = np.asarray(quad, dtype=np.float32)
+    along, across = _side_lengths(quad)
+    if along >= across:  # the line runs between the left and right edges
+        keep = min(1.0, _PROBE_ASPECT * across / max(along, 1.0))
+        a, b = (1 - keep) / 2, (1 + keep) / 2
+        corners = [tl + a * (tr - tl), tl + b * (tr - tl), bl + b * (br - bl), bl + a * (br - bl)]
+    else:  # between the top and bottom edges
+        keep = min(1.0, _PROBE_ASPECT * along / max(across, 1.0))
+        a, b = (1 - keep) / 2, (1 + keep) / 2
+        corners = [tl + a * (bl - tl), tr + a * (br - tr), tr + b * (br - tr), tl + b * (bl - tl)]
+    source = np.float32(corners)
+    width, height = _side_lengths(source)
+    w, h = max(1, round(width)), max(1, round(height))
+    target = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    matrix = cv2.getPerspectiveTransform(source, target)
+    return cv2.warpPerspective(image, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC)
+
+
+def _side_lengths(quad: Quad) -> tuple[float, float]:
+    """(top/bottom edge length, left/right edge length) of a top-left-first clockwise quad."""
+    tl, tr, br, bl = np.asarray(quad, dtype=np.float32)
+    along = max(np.linalg.norm(tr - tl), np.linalg.norm(br - bl))
+    across = max(np.linalg.norm(bl - tl), np.linalg.norm(br - tr))
+    return float(along), float(across)
 
 
 def _bounds(quad: Any) -> Box:

@@ -38,10 +38,20 @@ def test_vertical_boxes_mean_a_page_on_its_side() -> None:
     assert not ocr.is_vertical([(0, 0, 300, 20), (0, 30, 280, 50), (0, 60, 20, 80)])
 
 
-def test_probe_window_is_the_middle_of_a_line_at_most_eight_heights_long() -> None:
-    assert ocr.probe_window((100, 50, 1100, 70), vertical=False) == (520, 50, 681, 71)
-    assert ocr.probe_window((0, 0, 20, 1000), vertical=True) == (0, 420, 21, 581)
-    assert ocr.probe_window((10, 10, 60, 30), vertical=False) == (10, 10, 61, 31)  # short: whole
+def test_probe_crop_is_the_straightened_middle_of_a_line_at_most_eight_heights_long() -> None:
+    import numpy as np
+
+    image = np.zeros((1200, 1200, 3), dtype=np.uint8)
+    image[50:70, 100:1100] = 255  # a horizontal line, 20 px high
+    crop = ocr.probe_crop(image, np.float32([[100, 50], [1100, 50], [1100, 70], [100, 70]]))
+    assert crop.shape[:2] == (20, 160) and crop.min() == 255
+    crop = ocr.probe_crop(image, np.float32([[0, 0], [20, 0], [20, 1000], [0, 1000]]))
+    assert crop.shape[:2] == (160, 20)  # a page on its side: left tall for the turn to decide
+    skewed = np.float32([[100, 100], [1100, 200], [1098, 220], [98, 120]])  # ~6 degrees
+    height, width = ocr.probe_crop(image, skewed).shape[:2]
+    assert height == 20 and abs(width - 160) <= 1
+    short = np.float32([[10, 10], [60, 10], [60, 30], [10, 30]])
+    assert ocr.probe_crop(image, short).shape[:2] == (20, 50)
 
 
 def test_text_pages_are_not_ocrd_and_ocr_can_be_disabled(tmp_path: Path) -> None:
