@@ -18,6 +18,7 @@ Rotated tables (characters drawn with a 90/180/270 degree matrix) are turned upr
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -115,15 +116,45 @@ def place_cells(
     return placed
 
 
-def assign_chars(chars: Iterable[Char], cells: Sequence[GridCell]) -> list[list[Char]]:
+def locate_chars(
+    chars: Sequence[Char], cells: Sequence[GridCell], xs: Sequence[float], ys: Sequence[float]
+) -> list[int | None]:
+    """Index of the cell holding each char's centre (None in a gap no cell covers), looked up
+    through the grid slot the centre falls in, so a page of text costs no chars x cells scan."""
+    owner: dict[tuple[int, int], int] = {}
+    for i, cell in enumerate(cells):
+        c0, c1 = _index(cell.bbox[0], xs), _index(cell.bbox[2], xs)
+        r0, r1 = _index(cell.bbox[1], ys), _index(cell.bbox[3], ys)
+        for r in range(r0, max(r1, r0 + 1)):
+            for c in range(c0, max(c1, c0 + 1)):
+                owner.setdefault((r, c), i)
+    out: list[int | None] = []
+    for ch in chars:
+        cx = (float(ch["x0"]) + float(ch["x1"])) / 2
+        cy = (float(ch["top"]) + float(ch["bottom"])) / 2
+        col = min(max(bisect.bisect_right(xs, cx) - 1, 0), max(len(xs) - 2, 0))
+        row = min(max(bisect.bisect_right(ys, cy) - 1, 0), max(len(ys) - 2, 0))
+        found = owner.get((row, col))
+        if found is None or not centre_in(ch, cells[found].bbox):  # near a boundary or in a gap
+            found = next((k for k, cell in enumerate(cells) if centre_in(ch, cell.bbox)), None)
+        out.append(found)
+    return out
+
+
+def assign_chars(
+    chars: Sequence[Char], cells: Sequence[GridCell], located: Sequence[int | None] | None = None
+) -> list[list[Char]]:
     """Characters of each cell (same order as ``cells``), each char to the cell holding its centre,
     or, in a gap no cell covers (a group label whose box the rules leave open), to the nearest
-    cell: text inside a table is never dropped."""
+    cell: text inside a table is never dropped. ``located``: ``locate_chars``' answer, if known."""
     out: list[list[Char]] = [[] for _ in cells]
     if not cells:
         return out
-    for ch in chars:
-        i = next((i for i, cell in enumerate(cells) if centre_in(ch, cell.bbox)), None)
+    if located is None:
+        located = [
+            next((k for k, cell in enumerate(cells) if centre_in(ch, cell.bbox)), None) for ch in chars
+        ]
+    for ch, i in zip(chars, located, strict=True):
         if i is None:
             i = min(range(len(cells)), key=lambda k: _distance(ch, cells[k].bbox))
         out[i].append(ch)
@@ -301,10 +332,11 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
         inside = [transform_char(c, fn) for c in inside]
     xs, ys = grid_lines(cells)
     placed = place_cells(cells, xs, ys)
-    in_gaps = sum(1 for c in inside if not any(centre_in(c, b) for b in cells) and str(c["text"]).strip())
+    located = locate_chars(inside, placed, xs, ys)
+    in_gaps = sum(1 for c, i in zip(inside, located, strict=True) if i is None and str(c["text"]).strip())
     if in_gaps > MAX_IN_GAPS * len(inside):  # most text outside the cells: a diagram, not a table
         return None
-    per_cell = [upright_cell(dedupe_chars(cs), angle) for cs in assign_chars(inside, placed)]
+    per_cell = [upright_cell(dedupe_chars(cs), angle) for cs in assign_chars(inside, placed, located)]
     texts = [cell_text(cs) for cs in per_cell]
     rows = build_rows(placed, texts, len(ys) - 1, len(xs) - 1)
     rows = drop_empty_lines(rows, placed, slivers(ys), slivers(xs))
