@@ -6,6 +6,11 @@ without a text layer and without a table is rendered and OCR'd (parsers.ocr). Ac
 running headers/footers are dropped, headings come from the outline (else font size/weight),
 and a table continued on the next page is merged into one.
 
+Speed: pdfplumber's per-character dicts are built inside the pdfminer device (parsers.pdf_objects,
+equal to pdfplumber's own), and a long file's pages are shared with ``pdf_workers - 1`` helper
+processes (parsers.pdf_pool) that return compact per-page results; the cross-page steps and OCR
+run here, on all pages, in page order.
+
 Limits: ``pdf_max_pages`` and ``pdf_seconds_per_file`` stop parsing *between pages*; what was
 parsed so far is indexed and ``metadata["truncated"]`` says why (a partial manual is more useful
 than none, and the manifest still tells the user). A file where not even the first page finished
@@ -149,14 +154,19 @@ def _read_pages(
 
 
 # A helper process costs a start-up (~0.3 s of imports, on another core) and the document's bytes
-# once; below this many pages a serial parse is as fast.
+# once; below this many pages per process a serial parse is as fast. A helper that is already
+# running (idle since an earlier document) pays off from two pages per process.
 MIN_PAGES_PER_PROCESS = 3
+MIN_PAGES_PER_WARM_PROCESS = 2
 
 
 def _helpers(pages: int, options: ParseOptions) -> int:
     """Helper processes for a document of ``pages`` pages (0: parse serially in this process)."""
-    processes = min(options.pdf_workers, os.cpu_count() or 1, pages // MIN_PAGES_PER_PROCESS)
-    return max(0, processes - 1)
+    wanted = min(options.pdf_workers, os.cpu_count() or 1) - 1
+    if wanted <= 0:
+        return 0
+    per_process = MIN_PAGES_PER_WARM_PROCESS if pdf_pool.idle_helpers() >= wanted else MIN_PAGES_PER_PROCESS
+    return max(0, min(wanted + 1, pages // per_process) - 1)
 
 
 def _serial_pages(

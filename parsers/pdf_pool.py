@@ -175,8 +175,15 @@ def shutdown_helpers() -> None:
 
 
 def chunk_size(remaining: int, processes: int) -> int:
-    """Pages per request: large while much is left, down to 1 near the end."""
-    return max(1, min(_MAX_CHUNK, remaining // (2 * processes)))
+    """Pages per request: large while much is left, down to 1 well before the end (a helper holds
+    ``_IN_FLIGHT`` requests, and the caller may wait for them once its own pages are done)."""
+    return max(1, min(_MAX_CHUNK, remaining // (4 * processes)))
+
+
+def idle_helpers() -> int:
+    """Helpers started for an earlier document and waiting (they cost no start-up)."""
+    with _idle_lock:
+        return len(_idle)
 
 
 def parallel_pages(

@@ -129,7 +129,8 @@ def test_parallel_respects_the_time_limit(long_pdf: Path) -> None:
 
 def test_chunks_shrink_towards_the_end() -> None:
     assert pdf_pool.chunk_size(500, 2) == 8
-    assert pdf_pool.chunk_size(12, 2) == 3
+    assert pdf_pool.chunk_size(40, 2) == 5
+    assert pdf_pool.chunk_size(12, 2) == 1
     assert pdf_pool.chunk_size(3, 2) == 1
 
 
