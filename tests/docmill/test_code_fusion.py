@@ -53,7 +53,7 @@ def code_index(tmp_path_factory, embedder):
 def test_a_code_tree_stores_the_per_query_bm25_weight(code_index):
     fusion = code_index.manifest.extra["fusion"]
     assert fusion["method"] == "code-prior"
-    assert code_index.fusion_coverage_power == 2.0 and code_index.fusion_rrf_k == 10.0
+    assert code_index.fusion_coverage_power == 4.0 and code_index.fusion_rrf_k == 10.0
 
 
 def test_a_question_naming_the_identifiers_keeps_bm25_in_the_fusion(code_index):

@@ -97,4 +97,4 @@ def test_a_code_corpus_gets_the_code_search_prior_without_encoding():
     result = calibrate_fusion(chunks, bm25, TOKENIZE, np.zeros((50, 4), np.float32), never)
     assert result["method"] == "code-prior" and result["language_share"] < 0.5
     assert result["rrf_k"] == 10.0 and result["weights"] == {"bm25": 1.0, "vector": 1.0}
-    assert result["bm25_coverage_power"] == 2.0  # scaled per query by docmill.index
+    assert result["bm25_coverage_power"] == 4.0  # scaled per query by docmill.index
