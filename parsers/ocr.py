@@ -36,6 +36,10 @@ _ENGINE_LOCK = threading.Lock()
 _DET_DPI = 100  # detection resolution: 10 pt text is ~14 px high, well within the detector's range
 _PROBE_LINES = 6
 _PROBE_ASPECT = 8  # orientation probe reads at most 8 x line height of each line (a few words)
+_REC_HEIGHT, _REC_MIN_WIDTH = 48, 320  # the recogniser's input: lines are scaled to 48 px high and
+# padded to at least 320 px wide
+_REC_WIDTH = 0.9  # lines are read at 90 % of their width: 10-15 % less work on a dense page, and the
+# same text (at 80 % a dense line starts losing its final full stop)
 _TEXT_SCORE = 0.5  # RapidOCR's default Global.text_score: lines read less confidently are dropped
 _REC_WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2))
 
@@ -152,13 +156,24 @@ def read_lines(image: np.ndarray, quads: Sequence[Quad]) -> list[tuple[str, Box,
     empty and scores at least ``_TEXT_SCORE``, in the detector's order."""
     from rapidocr.utils.process_img import get_rotate_crop_image
 
-    crops = [get_rotate_crop_image(image, q.copy()) for q in quads]
+    crops = [narrowed(get_rotate_crop_image(image, q.copy())) for q in quads]
     readings = recognise(crops)
     out = []
     for quad, (text, score) in zip(quads, readings, strict=True):
         if text.strip() and score >= _TEXT_SCORE:
             out.append((text.strip(), _bounds(quad), score))
     return out
+
+
+def narrowed(crop: np.ndarray) -> np.ndarray:
+    """``crop`` squeezed to ``_REC_WIDTH`` of its width, unless it would end up narrower than the
+    recogniser's minimum input (which is padded, so narrowing it saves nothing)."""
+    import cv2
+
+    height, width = crop.shape[:2]
+    if height == 0 or _REC_HEIGHT * width * _REC_WIDTH / height < _REC_MIN_WIDTH:
+        return crop
+    return cv2.resize(crop, (round(width * _REC_WIDTH), height), interpolation=cv2.INTER_AREA)
 
 
 def recognise(crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:

@@ -54,6 +54,15 @@ def test_probe_crop_is_the_straightened_middle_of_a_line_at_most_eight_heights_l
     assert ocr.probe_crop(image, short).shape[:2] == (20, 50)
 
 
+def test_long_lines_are_narrowed_short_ones_kept() -> None:
+    import numpy as np
+
+    assert ocr.narrowed(np.zeros((30, 1000, 3), np.uint8)).shape == (30, 900, 3)
+    assert ocr.narrowed(np.zeros((30, 250, 3), np.uint8)).shape == (30, 225, 3)
+    # 200 px at 30 px high is 320 px at the recogniser's 48: narrowing would only add padding
+    assert ocr.narrowed(np.zeros((30, 200, 3), np.uint8)).shape == (30, 200, 3)
+
+
 def test_text_pages_are_not_ocrd_and_ocr_can_be_disabled(tmp_path: Path) -> None:
     path = tmp_path / "scan.pdf"
     make_pdfs.build_scanned(path)
