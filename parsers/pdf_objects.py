@@ -20,9 +20,10 @@ from typing import Any
 import pdfplumber
 from pdfminer.layout import LTChar, LTContainer, LTPage
 from pdfminer.pdfcolor import PDFColorSpace
+from pdfminer.pdfdevice import PDFTextSeq
 from pdfminer.pdffont import PDFFont, PDFUnicodeNotDefined
 from pdfminer.pdfinterp import PDFGraphicState, PDFPageInterpreter
-from pdfminer.utils import Matrix, apply_matrix_rect
+from pdfminer.utils import Matrix, Point, apply_matrix_rect
 from pdfplumber.page import PDFPageAggregatorWithMarkedContent
 from pdfplumber.utils import resolve_all, resolve_and_decode
 from pdfplumber.utils.exceptions import PdfminerException
@@ -160,6 +161,140 @@ class _CharDevice(PDFPageAggregatorWithMarkedContent):
         self.page_number, self.page_height, self.doctop = page.page_number, page.height, page.initial_doctop
         self.mb_x0, self.mb_top = page.mediabox[:2]
         self.colorspaces: dict[int, tuple[PDFColorSpace, str]] = {}
+        # per font: (font, descent, {cid: (text, width)}); fonts do not change during a page
+        self.glyphs: dict[int, tuple[PDFFont, float, dict[int, tuple[str, float]]]] = {}
+
+    def render_string_horizontal(  # type: ignore[override]
+        self,
+        seq: PDFTextSeq,
+        matrix: Matrix,
+        pos: Point,
+        font: PDFFont,
+        fontsize: float,
+        scaling: float,
+        charspace: float,
+        wordspace: float,
+        rise: float,
+        dxscale: float,
+        ncs: PDFColorSpace,
+        graphicstate: PDFGraphicState,
+    ) -> Point:
+        """pdfminer's loop over the glyphs of a string, with ``render_char`` inlined for a
+        horizontal font (the hot loop of a text page); the same arithmetic in the same order."""
+        mcid, tag = self.cur_mcid, self.cur_tag
+        if type(font.fontname) is not str or not (mcid is None or type(mcid) is int):
+            return super().render_string_horizontal(  # type: ignore[no-any-return]
+                seq,
+                matrix,
+                pos,
+                font,
+                fontsize,
+                scaling,
+                charspace,
+                wordspace,
+                rise,
+                dxscale,
+                ncs,
+                graphicstate,
+            )
+        known = self.glyphs.get(id(font))
+        if known is None or known[0] is not font:
+            known = self.glyphs[id(font)] = (font, font.get_descent(), {})
+        glyphs = known[2]
+        descent = known[1] * fontsize
+        cs = self.colorspaces.get(id(ncs))
+        if cs is None or cs[0] is not ncs:
+            cs = self.colorspaces[id(ncs)] = (ncs, resolve_and_decode(ncs.name))
+        scolor, ncolor = graphicstate.scolor, graphicstate.ncolor
+        scolor = scolor if isinstance(scolor, tuple) else (scolor,)
+        ncolor = ncolor if isinstance(ncolor, tuple) else (ncolor,)
+        fontname, page_number, page_height, doctop = (
+            font.fontname,
+            self.page_number,
+            self.page_height,
+            self.doctop,
+        )
+        mb_x0, mb_top, out = self.mb_x0, self.mb_top, self.cur_item._objs
+        (a, b, c, d, e, f) = matrix
+        upright = a * d * scaling > 0 and b * c <= 0
+        bottom_y, top_y = descent + rise, descent + rise + fontsize
+        (x, y) = pos
+        needcharspace = False
+        for obj in seq:
+            if isinstance(obj, (int, float)):
+                x -= obj * dxscale
+                needcharspace = True
+                continue
+            if not isinstance(obj, bytes):
+                super().render_string_horizontal(  # pdfminer logs the bad operand
+                    [obj],
+                    matrix,
+                    (x, y),
+                    font,
+                    fontsize,
+                    scaling,
+                    charspace,
+                    wordspace,
+                    rise,
+                    dxscale,
+                    ncs,
+                    graphicstate,
+                )
+                continue
+            for cid in font.decode(obj):
+                if needcharspace:
+                    x += charspace
+                glyph = glyphs.get(cid)
+                if glyph is None:
+                    try:
+                        text = font.to_unichr(cid)
+                        assert isinstance(text, str), str(type(text))
+                    except PDFUnicodeNotDefined:
+                        text = self.handle_undefined_char(font, cid)
+                    glyph = glyphs[cid] = (text, font.char_width(cid))
+                text, textwidth = glyph
+                adv = textwidth * fontsize * scaling
+                # translate_matrix(matrix, (x, y)), then apply_matrix_rect(that, bbox), inlined
+                ce, cf = x * a + y * c + e, x * b + y * d + f
+                left1, bottom1 = a * 0 + c * bottom_y + ce, b * 0 + d * bottom_y + cf
+                right1, bottom2 = a * adv + c * bottom_y + ce, b * adv + d * bottom_y + cf
+                right2, top1 = a * adv + c * top_y + ce, b * adv + d * top_y + cf
+                left2, top2 = a * 0 + c * top_y + ce, b * 0 + d * top_y + cf
+                x0, y0 = min(left1, left2, right1, right2), min(bottom1, bottom2, top1, top2)
+                x1, y1 = max(left1, left2, right1, right2), max(bottom1, bottom2, top1, top2)
+                height = y1 - y0
+                top = (page_height - y1) + mb_top
+                out.append(
+                    CharRecord(
+                        matrix=(a, b, c, d, ce, cf),
+                        fontname=fontname,
+                        adv=adv,
+                        upright=upright,
+                        x0=x0 + mb_x0 if mb_x0 != 0 else x0,
+                        y0=y0,
+                        x1=x1 + mb_x0 if mb_x0 != 0 else x1,
+                        y1=y1,
+                        width=x1 - x0,
+                        height=height,
+                        size=height,
+                        mcid=mcid,
+                        tag=tag,
+                        object_type="char",
+                        page_number=page_number,
+                        ncs=cs[1],
+                        text=text,
+                        stroking_color=scolor,
+                        non_stroking_color=ncolor,
+                        top=top,
+                        bottom=(page_height - y0) + mb_top,
+                        doctop=doctop + top,
+                    )
+                )
+                x += adv
+                if cid == 32 and wordspace:
+                    x += wordspace
+                needcharspace = True
+        return (x, y)
 
     def render_char(  # type: ignore[override]
         self,
