@@ -19,6 +19,7 @@ Rotated tables (characters drawn with a 90/180/270 degree matrix) are turned upr
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -36,6 +37,8 @@ SLIVER = 4.0  # points: a grid slot thinner than this cannot hold a line of text
 MIN_FILLED = 0.15
 # a grid with more of its text outside its cells than this is a diagram with boxes, not a table
 MAX_IN_GAPS = 0.2
+# ... or with more words cut in two by its lines (3 at least) than this fraction of its text cells
+MAX_SPLIT_WORDS = 0.25
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,21 @@ def locate_chars(
             found = next((k for k, cell in enumerate(cells) if centre_in(ch, cell.bbox)), None)
         out.append(found)
     return out
+
+
+def split_words(chars: Sequence[Char], located: Sequence[int | None]) -> int:
+    """How many times two glyphs of one word (consecutive in the content stream, same line, no gap)
+    fall in different cells: rare in a real table (text overflowing a border), common when boxes
+    are drawn over free text."""
+    count = 0
+    for (a, i), (b, j) in itertools.pairwise(zip(chars, located, strict=True)):
+        if i is None or j is None or i == j or not str(a["text"]).strip() or not str(b["text"]).strip():
+            continue
+        size = float(a.get("size") or 10.0)
+        same_line = abs(float(a["top"]) - float(b["top"])) < 0.5 * size
+        if same_line and -0.5 * size < float(b["x0"]) - float(a["x1"]) < 0.1 * size:
+            count += 1
+    return count
 
 
 def assign_chars(
@@ -336,6 +354,9 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
     in_gaps = sum(1 for c, i in zip(inside, located, strict=True) if i is None and str(c["text"]).strip())
     if in_gaps > MAX_IN_GAPS * len(inside):  # most text outside the cells: a diagram, not a table
         return None
+    split = split_words(inside, located)
+    if split >= 3 and split > MAX_SPLIT_WORDS * len({i for i in located if i is not None}):
+        return None  # words cut by the lines: boxes drawn over free text (an infographic)
     per_cell = [upright_cell(dedupe_chars(cs), angle) for cs in assign_chars(inside, placed, located)]
     texts = [cell_text(cs) for cs in per_cell]
     rows = build_rows(placed, texts, len(ys) - 1, len(xs) - 1)
@@ -420,21 +441,49 @@ def frame_lines_upright(
 
 
 def join_segments(
-    edges: Sequence[Char], at_key: str, lo_key: str, hi_key: str, tolerance: float
+    edges: Sequence[Char], at_key: str, lo_key: str, hi_key: str, tolerance: float, gap: float | None = None
 ) -> list[dict[str, Any]]:
-    """Collinear segments (same ``at_key`` within ``tolerance``) that touch or overlap, joined."""
+    """Collinear segments (same ``at_key`` within ``tolerance``) that touch, overlap or are at most
+    ``gap`` apart (default ``tolerance``), joined; ``"n"`` counts the segments of each."""
+    gap = tolerance if gap is None else gap
     out: list[dict[str, Any]] = []
     for at in cluster([float(e[at_key]) for e in edges], tolerance):
         run: dict[str, Any] | None = None
         for e in sorted(
             (e for e in edges if abs(float(e[at_key]) - at) <= tolerance), key=lambda e: float(e[lo_key])
         ):
-            if run is not None and float(e[lo_key]) <= run[hi_key] + tolerance:
+            if run is not None and float(e[lo_key]) <= run[hi_key] + gap:
                 run[hi_key] = max(run[hi_key], float(e[hi_key]))
+                run["n"] += 1
                 continue
-            run = {at_key: at, lo_key: float(e[lo_key]), hi_key: float(e[hi_key])}
+            run = {at_key: at, lo_key: float(e[lo_key]), hi_key: float(e[hi_key]), "n": 1}
             out.append(run)
     return out
+
+
+def dashed_rules(
+    edges: Sequence[Char], max_dash: float = 12.0, max_gap: float = 8.0, min_dashes: int = 4
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Vertical and horizontal lines standing for rules drawn dash by dash as separate segments
+    (at least ``min_dashes`` collinear pieces no longer than ``max_dash``, at most ``max_gap``
+    apart), which the lines strategy would otherwise see as loose bits, not ruling lines."""
+    found: dict[str, list[dict[str, Any]]] = {"v": [], "h": []}
+    for orientation, keys in (("v", _V), ("h", _H)):
+        at, lo, hi = keys
+        short = [
+            e
+            for e in edges
+            if e.get("orientation") == orientation and float(e[hi]) - float(e[lo]) <= max_dash
+        ]
+        for run in join_segments(short, *keys, 1.0, gap=max_gap):
+            if run["n"] < min_dashes:
+                continue
+            if orientation == "v":
+                line = _line(run[at], run[at], run[lo], run[hi])
+            else:
+                line = _line(run[lo], run[hi], run[at], run[at])
+            found[orientation].append({**line, "orientation": orientation})
+    return found["v"], found["h"]
 
 
 def _line(x0: float, x1: float, top: float, bottom: float) -> dict[str, Any]:
@@ -537,8 +586,13 @@ def find_tables(page: Any) -> list[PageTable]:
     edges = page.edges
     if len(edges) < 4:  # a bordered table needs two ruling lines each way; most prose pages have none
         return []
-    verticals, horizontals = frame_lines_upright(edges, dominant_angle(page.chars))
-    settings = {**_SETTINGS, "explicit_vertical_lines": verticals, "explicit_horizontal_lines": horizontals}
+    dashed_v, dashed_h = dashed_rules(edges)
+    verticals, horizontals = frame_lines_upright([*edges, *dashed_v, *dashed_h], dominant_angle(page.chars))
+    settings = {
+        **_SETTINGS,
+        "explicit_vertical_lines": [*dashed_v, *verticals],
+        "explicit_horizontal_lines": [*dashed_h, *horizontals],
+    }
     found = page.find_tables(settings)
     out = []
     for t in found:

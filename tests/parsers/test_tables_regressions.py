@@ -297,3 +297,52 @@ def test_chart_gridlines_are_not_a_table(tmp_path: Path) -> None:
     doc = _parse(path)
     assert _tables(doc) == []
     assert "58" in " ".join(b.text for b in doc.blocks)
+
+
+def _dashed(c: canvas.Canvas, x0: float, y0: float, x1: float, y1: float, dash: float = 4.0) -> None:
+    """A rule drawn as separate segments, ``dash`` on and ``dash`` off (as some generators do)."""
+    length = max(abs(x1 - x0), abs(y1 - y0))
+    a = 0.0
+    while a < length:
+        b = min(a + dash, length)
+        c.line(
+            x0 + (x1 - x0) * a / length,
+            y0 + (y1 - y0) * a / length,
+            x0 + (x1 - x0) * b / length,
+            y0 + (y1 - y0) * b / length,
+        )
+        a += 2 * dash
+
+
+def test_rules_drawn_dash_by_dash(tmp_path: Path) -> None:
+    """A grid whose rules are runs of separate 4 pt dashes 4 pt apart used to give no table."""
+    path = tmp_path / "table-dashed-rules.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    for y in YS:
+        _dashed(c, XS[0], y, XS[-1], y)
+    for x in XS:
+        _dashed(c, x, YS[0], x, YS[-1])
+    _fill(c, ROWS)
+    c.save()
+    assert _tables(_parse(path)) == [ROWS]
+
+
+def test_boxes_drawn_over_free_text_are_not_a_table(tmp_path: Path) -> None:
+    """A grid of boxes laid over running text that they cut through mid-word (an infographic)."""
+    path = tmp_path / "boxes-over-text.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    xs = [100.0 + 50 * k for k in range(7)]
+    ys = [700.0 - 30 * r for r in range(4)]
+    for y in ys:
+        c.line(xs[0], y, xs[-1], y)
+    for x in xs:
+        c.line(x, ys[0], x, ys[-1])
+    c.setFont("Helvetica", 10)
+    for r, line in enumerate(
+        ["Lumen lamps light the northern ridge", "Valley crews maintain every pole", "Huts"]
+    ):
+        c.drawString(xs[0] + 20, ys[r] - 18, line)
+    c.save()
+    doc = _parse(path)
+    assert _tables(doc) == []
+    assert "northern ridge" in " ".join(b.text for b in doc.blocks)
