@@ -58,7 +58,8 @@ class PageError(str):
 
 def serve(fd: int, parent: int) -> None:
     """Helper loop on socket ``fd``: ("open", data, options) | ("pages", start, stop) -> reply
-    ("pages", start, outcomes) or ("failed", start, stop, traceback)."""
+    ("pages", start, outcomes) or ("failed", start, stop, traceback) | ("close",): forget the
+    document (an idle helper holds no file)."""
     import pdfplumber
 
     from parsers.guard import apply_process_limits
@@ -74,15 +75,17 @@ def serve(fd: int, parent: int) -> None:
             message = conn.recv()
         except (EOFError, OSError):
             return
+        if message[0] in ("open", "close") and pdf is not None:
+            pdf.close()
+            pdf = None
         if message[0] == "open":
-            if pdf is not None:
-                pdf.close()
             _, data, options = message
             apply_process_limits(options)
             try:
                 pdf = pdfplumber.open(io.BytesIO(data))
             except Exception:  # noqa: BLE001 - the caller parses the ranges itself and reports errors
                 pdf = None
+            del data
         elif message[0] == "pages":
             _, start, stop = message
             try:
@@ -160,6 +163,9 @@ def _acquire(count: int) -> list[_Helper]:
 def _release(helper: _Helper) -> None:
     if helper.in_flight or helper.docs >= DOCS_PER_HELPER or not helper.alive():
         helper.kill()  # busy with a page nobody will read, worn out, or dead
+        return
+    if helper.ready and not _send(helper, ("close",)):
+        helper.kill()
         return
     with _idle_lock:
         _idle.append(helper)
