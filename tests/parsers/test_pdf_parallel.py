@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -175,3 +176,47 @@ def test_busy_helper_dies_with_its_parent(long_pdf: Path) -> None:
     while _alive(helper_pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(helper_pid), "helper outlived its parent"
+
+
+def _helpers_by_parent() -> dict[int, int]:
+    """{helper pid: parent pid (its argv[4])} of the running pdf_pool helpers."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+        except OSError:
+            continue
+        if len(argv) >= 5 and b"parsers.pdf_pool import serve" in argv[2] and _alive(int(entry.name)):
+            found[int(entry.name)] = int(argv[4])
+    return found
+
+
+@needs_two_cpus
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_guard_timeout_leaves_no_helper(tmp_path: Path) -> None:
+    from parsers import guard
+
+    path = build_long(tmp_path / "longer.pdf", pages=60)
+    options = ParseOptions(ocr=False, pdf_workers=2, seconds_per_file=1.5)
+    seen: dict[int, int] = {}
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            seen.update(_helpers_by_parent())
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        with pytest.raises(SkipFile, match="time limit: parsing took longer than 1.5 s"):
+            guard.parse_with_limits(SourceFile.read(path, path.name), options)
+    finally:
+        stop.set()
+        watcher.join()
+    ours = {pid for pid, parent in seen.items() if not _alive(parent)}  # helpers of the killed worker
+    assert ours, "the guard worker started no helper before its time limit"
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in ours) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in ours), "a helper outlived the guard worker"
