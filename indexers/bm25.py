@@ -122,17 +122,24 @@ class BM25Index:
 
     def scores(self, query_tokens: Sequence[str]) -> npt.NDArray[np.float32]:
         """BM25 score of every document (length N); 0 where no query term occurs."""
-        totals = np.zeros(self.n_docs, dtype=np.float64)
         counts: dict[int, int] = {}
         for token in query_tokens:
             term_id = self.term_ids.get(token)
             if term_id is not None:
                 counts[term_id] = counts.get(term_id, 0) + 1
+        if not counts:
+            return np.zeros(self.n_docs, dtype=np.float32)
+        indptr = self.indptr
+        docs, weights = [], []
         for term_id, count in counts.items():
-            start, end = self.indptr[term_id : term_id + 2].tolist()
-            # Plain fancy-index += is safe: one term's postings never repeat a document.
-            weights = self.data[start:end]
-            totals[self.indices[start:end]] += weights * count if count > 1 else weights
+            start, end = int(indptr[term_id]), int(indptr[term_id + 1])
+            docs.append(self.indices[start:end])
+            weights.append(self.data[start:end] * count if count > 1 else self.data[start:end])
+        # One C loop over all postings of the query (a term's postings never repeat a document,
+        # different terms' postings add up), summed in float64 like the reference formula.
+        totals = np.bincount(
+            np.concatenate(docs), weights=np.concatenate(weights), minlength=self.n_docs
+        )
         return totals.astype(np.float32)
 
     def score_document(self, query_tokens: Sequence[str], doc_tokens: Sequence[str]) -> float:
@@ -197,11 +204,13 @@ class BM25Index:
                     f"got {allowed.dtype} {allowed.shape}"
                 )
             scores = np.where(allowed, scores, np.float32(0))
-        candidates = np.flatnonzero(scores > 0)
-        if len(candidates) > k:
+        matched = int(np.count_nonzero(scores > 0))
+        if matched > k:
             # Keep every doc tied with the k-th score so the tie-break below is by id, not by luck.
-            kth = np.partition(scores[candidates], len(candidates) - k)[len(candidates) - k]
-            candidates = candidates[scores[candidates] >= kth]
+            kth = np.partition(scores, self.n_docs - k)[self.n_docs - k]
+            candidates = np.flatnonzero(scores >= kth)
+        else:
+            candidates = np.flatnonzero(scores > 0)
         order = np.lexsort((candidates, -scores[candidates]))[:k]
         best = candidates[order]
         return list(zip(best.tolist(), scores[best].tolist(), strict=True))
