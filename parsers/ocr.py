@@ -10,9 +10,10 @@ instead, and keep the work to one detection pass for an upright page:
 3. decide the page orientation from those boxes (vertical boxes -> 90 or 270; which of the two, or
    0 vs 180, by recognising the straightened middles of a few lines both ways and keeping the more
    confident reading); a turned page is rotated upright and detected again (cheap at ``_DET_DPI``);
-4. recognise every line crop, one crop per inference (no padding to the widest line of a batch),
-   on a few threads with one onnxruntime thread each (the crops of a dense page cost ~10 CPU-s
-   that way, 12-18 CPU-s with onnxruntime's own two threads, which spin while idle);
+4. recognise every line crop at 90 % of its width, one crop per inference (no padding to the
+   widest line of a batch), on a few threads with one onnxruntime thread each (a dense page's
+   full-width crops cost ~10 CPU-s that way, 12-18 CPU-s with onnxruntime's own two threads,
+   which spin while idle);
 5. hand the line boxes to parsers.layout for column-aware reading order.
 
 The engine is created once per process, on first use (model load is ~0.1 s, but onnxruntime
