@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import heapq
 import re
 import threading
@@ -101,6 +102,16 @@ class HybridIndex:
         self._faiss: Any = load_faiss(build / VECTORS_FILE)
         self._embedder = embedder
         self._lock = threading.Lock()
+        self._terms = functools.lru_cache(maxsize=1024)(self._tokenize)
+        # Test-file demotion looks chunks up by row; an index without test code skips that.
+        self.test_code_paths = frozenset(
+            d.path
+            for d in manifest.documents
+            if d.parser == "code" and d.status == "indexed" and TEST_CODE_PATH.search(d.path)
+        )
+
+    def _tokenize(self, query: str) -> tuple[str, ...]:
+        return tuple(self.tokenizer(query))
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -118,7 +129,7 @@ class HybridIndex:
         return unknown_token_share(self.embedder.tokenizer(), [query])
 
     def _bm25(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> list[tuple[int, float]]:
-        return self.bm25.top_k(self.tokenizer(query), fetch_k, allowed=allowed)
+        return self.bm25.top_k(self._terms(query), fetch_k, allowed=allowed)
 
     def _vector(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> list[tuple[int, float]]:
         vector = self.embedder.encode([query])[0]
@@ -233,7 +244,7 @@ class HybridIndex:
         power = self.fusion_coverage_power
         if power is None:
             return weights
-        coverage = self.bm25.coverage(self.tokenizer(query), bm25_hits[0][0]) if bm25_hits else 0.0
+        coverage = self.bm25.coverage(self._terms(query), bm25_hits[0][0]) if bm25_hits else 0.0
         scaled = weights.get("bm25", 1.0) * coverage**power
         notes.append(f"BM25 weight {scaled:.2f} (coverage of its top hit {coverage:.2f} ** {power:g})")
         return {**weights, "bm25": scaled}
@@ -254,9 +265,9 @@ class HybridIndex:
     ) -> tuple[float, float | None]:
         """(BM25 coverage of the best of the top BM25 hits, top cosine or None): what the abstain
         rule looks at."""
-        terms = self.tokenizer(query)
+        terms = self._terms(query)
         top = results["bm25"] if "bm25" in results else self.bm25.top_k(terms, rule.top_hits)
-        coverage = max((self.bm25.coverage(terms, row) for row, _ in top[: rule.top_hits]), default=0.0)
+        coverage = max(self.bm25.coverage_many(terms, [row for row, _ in top[: rule.top_hits]]), default=0.0)
         vector = results.get("vector")
         return coverage, (vector[0][1] if vector else None)
 
@@ -276,7 +287,7 @@ class HybridIndex:
         raw = {name: dict(pairs) for name, pairs in results.items()}
         ranking = rrf({name: [row for row, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
         factors: dict[int, float] = {}
-        if fused and test_code_weight != 1.0:
+        if fused and test_code_weight != 1.0 and self.test_code_paths:
             ranking, factors = self._demote_test_code(ranking, k, test_code_weight)
         hits = []
         for item in ranking[:k]:
@@ -300,7 +311,8 @@ class HybridIndex:
     def _demote_test_code(
         self, ranking: list[Fused], k: int, weight: float
     ) -> tuple[list[Fused], dict[int, float]]:
-        """Multiply the fused score of code chunks from test files by ``weight`` and re-sort. Only
+        """Multiply the fused score of chunks of source files in test folders or named as tests
+        (``test_code_paths``, from the manifest) by ``weight`` and re-sort. Only
         as many chunks are looked at as can still reach the top k (a raw score bounds every
         demoted one below it)."""
         adjusted: list[Fused] = []
@@ -312,7 +324,7 @@ class HybridIndex:
                 rest = ranking[i:]
                 break
             chunk = self.chunks[item.row]
-            if chunk.kind == "code" and TEST_CODE_PATH.search(chunk.path):
+            if chunk.path in self.test_code_paths:
                 factors[item.row] = weight
                 item = dataclasses.replace(item, score=item.score * weight)
             adjusted.append(item)

@@ -170,20 +170,30 @@ class BM25Index:
         """Share of the query's idf mass whose terms occur in document ``doc`` (0..1): how much
         of what is specific in the query the document contains. Unseen query terms count as
         uncovered, with the maximum idf."""
+        return self.coverage_many(query_tokens, [doc])[0]
+
+    def coverage_many(self, query_tokens: Sequence[str], docs: Sequence[int]) -> list[float]:
+        """``coverage`` of several documents at once (one postings search per query term)."""
+        if not docs:
+            return []
         unique = list(dict.fromkeys(query_tokens))
-        total = covered = 0.0
-        for term in unique:
-            weight = self.idf(term)
-            total += weight
-            term_id = self.term_ids.get(term)
+        if not unique:
+            return [0.0] * len(docs)
+        term_ids = [self.term_ids.get(term) for term in unique]
+        df = np.array(
+            [0 if t is None else int(self.indptr[t + 1] - self.indptr[t]) for t in term_ids], dtype=np.float64
+        )
+        idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+        targets = np.asarray(docs, dtype=np.int64)
+        covered = np.zeros(len(targets), dtype=np.float64)
+        for weight, term_id in zip(idf.tolist(), term_ids, strict=True):
             if term_id is None:
                 continue
-            start, end = self.indptr[term_id : term_id + 2].tolist()
-            postings = self.indices[start:end]  # sorted doc ids
-            pos = int(np.searchsorted(postings, doc))
-            if pos < len(postings) and int(postings[pos]) == doc:
-                covered += weight
-        return covered / total if total > 0 else 0.0
+            postings = self.indices[int(self.indptr[term_id]) : int(self.indptr[term_id + 1])]  # sorted
+            pos = np.minimum(np.searchsorted(postings, targets), len(postings) - 1)
+            covered += weight * (postings[pos] == targets)
+        total = float(idf.sum())
+        return (covered / total).tolist() if total > 0 else [0.0] * len(docs)
 
     def top_k(
         self, query_tokens: Sequence[str], k: int, allowed: npt.NDArray[np.bool_] | None = None
