@@ -6,8 +6,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -66,10 +67,12 @@ class Embedder:
     """Encodes texts to float32, L2-normalised rows. Thread-safe; the model loads on first use.
 
     ``backend`` chooses how passages are embedded: ``"torch"`` (default) is
-    ``SentenceTransformer.encode``; ``"onnx"`` runs the same weights exported to ONNX Runtime (same
-    vectors within 1e-6); ``"onnx-int8"`` runs int8 (per-channel, dynamic) weights: faster, but the
-    vectors change (cosine to the reference ~0.99, and activations are quantized per batch, so a
-    text's vector depends slightly on its batch-mates), so it is opt-in and belongs in the manifest.
+    ``SentenceTransformer.encode``; ``"onnx"`` runs the same weights exported to ONNX Runtime with
+    fused attention (same vectors within 1e-5); ``"onnx-int8"`` runs int8 (per-channel, 7-bit,
+    dynamic) weights of that graph: faster, but the vectors change (cosine to the reference ~0.99,
+    and activations are quantized per batch, so a text's vector depends slightly on its
+    batch-mates), so it belongs in the manifest. ``num_threads``: torch's threads for ``"torch"``;
+    for the ONNX backends, how many one-thread batches run side by side (None: one per core).
 
     A single text (a query) takes a fast path: tokenizer + one ONNX Runtime forward on
     ``query_threads`` threads (torch under ``inference_mode`` if ONNX export is unavailable), checked
@@ -158,14 +161,32 @@ class Embedder:
                     show_progress_bar=False,
                 )
             return np.ascontiguousarray(vectors, dtype=np.float32)
-        session = self._session(self.backend, self.num_threads)
-        # Longest first, so a batch holds texts of similar length (little padding); rows go back
-        # to input order at the end.
+        return self._onnx_encode(list(texts))
+
+    def _onnx_encode(self, texts: list[str]) -> np.ndarray:
+        """Batches longest first, so a batch holds texts of similar length (little padding); rows go
+        back to input order at the end. Each batch runs on one ONNX Runtime thread and
+        ``num_threads`` batches run side by side (the session is thread-safe): on a shared 2-core
+        machine that beat one batch on two intra-op threads, whose per-operator barriers wait for
+        the slower core (bench/bench_embed.py). Texts are tokenized on the calling thread, one
+        batch ahead of the workers."""
+        session = self._session(self.backend, 1)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+        workers = min(self.num_threads or os.cpu_count() or 1, len(batches))
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
-            out[rows] = self._onnx_forward(session, [texts[i] for i in rows])
+        if workers == 1:
+            for rows in batches:
+                out[rows] = self._onnx_forward(session, [texts[i] for i in rows])
+            return out
+        pending: deque[tuple[list[int], np.ndarray, Future[Any]]] = deque()
+        with ThreadPoolExecutor(workers, thread_name_prefix="docmill-embed") as pool:
+            for rows in batches:
+                feed = self._onnx_feed(session, [texts[i] for i in rows])
+                pending.append((rows, feed["attention_mask"], pool.submit(session.run, None, feed)))
+                while len(pending) > workers or (pending and rows is batches[-1]):
+                    done_rows, mask, future = pending.popleft()
+                    out[done_rows] = _mean_pool(future.result()[0], mask)
         return out
 
     def encode_query(self, text: str) -> np.ndarray:
@@ -240,10 +261,13 @@ class Embedder:
             hidden = encoder_of(self._load())(**features).last_hidden_state
             return _mean_pool(hidden.numpy(), features["attention_mask"].numpy())
 
-    def _onnx_forward(self, session: Any, texts: list[str]) -> np.ndarray:
+    def _onnx_feed(self, session: Any, texts: list[str]) -> dict[str, np.ndarray]:
         features = self._features(texts)
         names = {i.name for i in session.get_inputs()}
-        feed = {name: value.numpy().astype(np.int64) for name, value in features.items() if name in names}
+        return {name: value.numpy().astype(np.int64) for name, value in features.items() if name in names}
+
+    def _onnx_forward(self, session: Any, texts: list[str]) -> np.ndarray:
+        feed = self._onnx_feed(session, texts)
         hidden = session.run(None, feed)[0]
         return _mean_pool(hidden, feed["attention_mask"])
 

@@ -122,3 +122,34 @@ def test_torch_thread_setting_is_put_back() -> None:
     with _torch_threads(1):
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
+
+
+@pytest.mark.slow
+def test_onnx_export_has_fused_attention(onnx_cache: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The export traces eager attention so ONNX Runtime's optimizer can fuse it; an SDPA trace
+    leaves about 700 small nodes and runs slower than torch (bench/bench_embed.py)."""
+    onnx = pytest.importorskip("onnx")
+    from indexers.onnx_export import onnx_model
+    from indexers.vectors import resolve_model
+
+    monkeypatch.setenv("DOCMILL_CACHE_DIR", onnx_cache)
+    embedder = Embedder(backend="onnx")
+    ops = [
+        n.op_type
+        for n in onnx.load(str(onnx_model(embedder._load(), resolve_model("all-MiniLM-L6-v2")))).graph.node
+    ]
+    assert ops.count("Attention") == 6 and len(ops) < 100
+    # The export must leave the shared torch model as it found it.
+    assert embedder._load()[0].auto_model.config._attn_implementation != "eager"
+
+
+@pytest.mark.slow
+def test_onnx_batches_in_parallel_give_the_sequential_vectors(
+    onnx_cache: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("onnx")
+    monkeypatch.setenv("DOCMILL_CACHE_DIR", onnx_cache)
+    texts = TEXTS * 3
+    one = Embedder(backend="onnx-int8", batch_size=2, num_threads=1).encode(texts)
+    two = Embedder(backend="onnx-int8", batch_size=2, num_threads=2).encode(texts)
+    np.testing.assert_array_equal(one, two)
