@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from docmill.metrics import char_error_rate as cer
 from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
 from parsers.registry import parse_path
@@ -307,19 +308,6 @@ def measure_rotation(eval_root: Path) -> dict[str, Any]:
     return out
 
 
-def levenshtein(a: str, b: str) -> int:
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
-
-
-def cer(reference: str, hypothesis: str) -> float:
-    ref, hyp = norm(reference), norm(hypothesis)
-    return levenshtein(ref, hyp) / max(len(ref), 1)
 
 
 def _ocr_case(path: Path, reference: str, dpi: int) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import parsers
+from docmill.metrics import char_error_rate as cer
 from parsers import ocr
 from parsers.options import ParseOptions
 from parsers.registry import parse_path
@@ -68,23 +69,6 @@ def instrument(module: Any) -> None:
     module._render = timed_render
 
 
-def norm(text: str) -> str:
-    return " ".join(text.split())
-
-
-def levenshtein(a: str, b: str) -> int:
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
-
-
-def cer(reference: str, hypothesis: str) -> float:
-    ref, hyp = norm(reference), norm(hypothesis)
-    return levenshtein(ref, hyp) / max(len(ref), 1)
 
 
 def cases(eval_root: Path) -> list[tuple[str, Path, str]]:

@@ -38,3 +38,21 @@ def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, math.ceil(q / 100 * len(ordered)))
     return ordered[rank - 1]
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions cost 1)."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def char_error_rate(reference: str, hypothesis: str) -> float:
+    """Character error rate of OCR output: edit distance / reference length, both texts with
+    whitespace runs collapsed to one space (line breaks are layout, not characters)."""
+    ref, hyp = " ".join(reference.split()), " ".join(hypothesis.split())
+    return edit_distance(ref, hyp) / max(len(ref), 1)

@@ -30,3 +30,14 @@ def test_percentile_nearest_rank():
     assert percentile([5, 1, 3, 2, 4], 50) == 3
     assert percentile([1, 2, 3, 4], 95) == 4
     assert percentile([], 50) == 0.0
+
+
+def test_character_error_rate_counts_edits_over_the_collapsed_reference():
+    from docmill.metrics import char_error_rate, edit_distance
+
+    assert edit_distance("kitten", "sitting") == 3  # the textbook example
+    assert edit_distance("", "abc") == 3 and edit_distance("abc", "abc") == 0
+    # line breaks and runs of spaces are layout: "the  cat\nsat" reads as "the cat sat" (11 chars)
+    assert char_error_rate("the  cat\nsat", "the cat sat") == 0.0
+    assert char_error_rate("the cat sat", "the bat sat") == 1 / 11
+    assert char_error_rate("", "") == 0.0

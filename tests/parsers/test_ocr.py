@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from docmill.metrics import char_error_rate as cer
 from parsers import ocr, pdf
 from parsers.options import ParseOptions
 from parsers.source import SourceFile
@@ -18,19 +19,6 @@ make_pdfs = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_pdfs)
 
 
-def edit_distance(a: str, b: str) -> int:
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
-
-
-def cer(reference: str, hypothesis: str) -> float:
-    ref, hyp = " ".join(reference.split()), " ".join(hypothesis.split())
-    return edit_distance(ref, hyp) / len(ref)
 
 
 def test_vertical_boxes_mean_a_page_on_its_side() -> None:
