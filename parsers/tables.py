@@ -21,15 +21,22 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from parsers.model import Table
-
-BBox = tuple[float, float, float, float]  # x0, top, x1, bottom
-Char = Mapping[str, Any]  # pdfplumber char: text, x0, x1, top, bottom, size, matrix
+from parsers.table_rules import (
+    BBox,
+    Char,
+    cluster,
+    dashed_rules,
+    dominant_angle,
+    frame_lines_upright,
+    transform_box,
+    transform_char,
+    upright_transform,
+)
 
 _SETTINGS = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
 SLIVER = 4.0  # points: a grid slot thinner than this cannot hold a line of text
@@ -68,17 +75,6 @@ def centre_in(obj: Char, box: BBox) -> bool:
 
 def centre_in_any(obj: Char, boxes: Sequence[BBox]) -> bool:
     return any(centre_in(obj, b) for b in boxes)
-
-
-def cluster(values: Iterable[float], tolerance: float) -> list[float]:
-    """Sorted values merged when closer than ``tolerance`` (each cluster -> its mean)."""
-    out: list[list[float]] = []
-    for v in sorted(values):
-        if out and v - out[-1][-1] <= tolerance:
-            out[-1].append(v)
-        else:
-            out.append([v])
-    return [sum(c) / len(c) for c in out]
 
 
 def grid_lines(cells: Sequence[BBox], tolerance: float = 2.0) -> tuple[list[float], list[float]]:
@@ -284,41 +280,6 @@ def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] 
 
 # --- rotation -----------------------------------------------------------------------------------
 
-Transform = Callable[[float, float], tuple[float, float]]
-
-
-def char_angle(ch: Char) -> int:
-    """Text direction of a char in degrees (0, 90, 180, 270), from its matrix."""
-    a, b = ch.get("matrix", (1, 0, 0, 1, 0, 0))[:2]
-    return int(round(math.degrees(math.atan2(b, a)) / 90.0)) % 4 * 90
-
-
-def upright_transform(angle: int) -> Transform:
-    """A map of top-down page coordinates that turns text drawn at ``angle`` upright."""
-    if angle == 90:  # reads bottom to top
-        return lambda x, y: (-y, x)
-    if angle == 270:  # reads top to bottom
-        return lambda x, y: (y, -x)
-    if angle == 180:
-        return lambda x, y: (-x, -y)
-    return lambda x, y: (x, y)
-
-
-def transform_box(box: BBox, fn: Transform) -> BBox:
-    (ax, ay), (bx, by) = fn(box[0], box[1]), fn(box[2], box[3])
-    return (min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
-
-
-def transform_char(ch: Char, fn: Transform) -> dict[str, Any]:
-    x0, top, x1, bottom = transform_box((ch["x0"], ch["top"], ch["x1"], ch["bottom"]), fn)
-    return {**ch, "x0": x0, "top": top, "x1": x1, "bottom": bottom}
-
-
-def dominant_angle(chars: Sequence[Char]) -> int:
-    counts = Counter(char_angle(c) for c in chars if str(c.get("text", "")).strip())
-    return counts.most_common(1)[0][0] if counts else 0
-
-
 def upright_cell(chars: Sequence[Char], table_angle: int) -> list[Char]:
     """A cell's characters turned upright when they run at another angle than the table's text
     (a column label printed sideways), so they read as one line, not one letter per line."""
@@ -377,208 +338,6 @@ def _bold_rows(cells: Sequence[GridCell], per_cell: Sequence[Sequence[Char]]) ->
         for ch in chars:
             rows.setdefault(cell.row, []).append("bold" in str(ch.get("fontname", "")).lower())
     return [sum(v) * 2 > len(v) for _, v in sorted(rows.items())]
-
-
-def missing_frame_lines(
-    edges: Sequence[Char], tolerance: float = 3.0, min_edges: int = 3, max_gap: float = 50.0
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Vertical and horizontal lines that close an open frame.
-
-    Tables drawn without outer borders (rules between rows only, no left/right line) give the
-    lines strategy no cells for their first and last columns. Where at least ``min_edges``
-    horizontal rules start (or end) at the same x, each within ``max_gap`` of the next or with an
-    inner vertical rule of the table spanning the gap (a tall row), and no vertical rule is drawn
-    there, a vertical line joining them is implied; likewise for vertical rules sharing a top or
-    bottom (such a line reaches on to the next vertical rule beyond its ends, so the last
-    sub-column of a column group is closed too). Collinear segments that touch are one rule
-    first: a rule drawn column by column (stream tables often do this) has no column ends to imply.
-    """
-    horizontal = join_segments([e for e in edges if e.get("orientation") == "h"], *_H, tolerance)
-    vertical = join_segments([e for e in edges if e.get("orientation") == "v"], *_V, tolerance)
-    found_v = [
-        _line(at, at, lo, hi)
-        for end in ("x0", "x1")
-        for at, lo, hi, _ in _implied(horizontal, _H, end, vertical, _V, tolerance, min_edges, max_gap)
-        if not _drawn(vertical, *_V, at, lo, hi, tolerance)
-    ]
-    found_h = [
-        _line(*_extend(vertical, _V, at, lo, hi, 1.5 * (hi - lo) / (n - 1), tolerance), at, at)
-        for end in ("top", "bottom")
-        for at, lo, hi, n in _implied(vertical, _V, end, horizontal, _H, tolerance, min_edges, max_gap)
-        if not _drawn(horizontal, *_H, at, lo, hi, tolerance)
-    ]
-    return found_v, found_h
-
-
-_H = ("top", "x0", "x1")  # a horizontal rule: position, start, stop
-_V = ("x0", "top", "bottom")
-
-
-def frame_lines_upright(
-    edges: Sequence[Char], angle: int
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``missing_frame_lines`` worked out with the page turned so its text reads upright, then
-    turned back: a table printed sideways gets the same implied lines as the upright table."""
-    if not angle:
-        return missing_frame_lines(edges)
-    fn, back = upright_transform(angle), upright_transform((360 - angle) % 360)
-    swap = {"h": "v", "v": "h"} if angle in (90, 270) else {"h": "h", "v": "v"}
-    turned = []
-    for e in edges:
-        x0, top, x1, bottom = transform_box(
-            (float(e["x0"]), float(e["top"]), float(e["x1"]), float(e["bottom"])), fn
-        )
-        turned.append(
-            {"x0": x0, "top": top, "x1": x1, "bottom": bottom, "orientation": swap.get(e["orientation"])}
-        )
-    verticals: list[dict[str, Any]] = []
-    horizontals: list[dict[str, Any]] = []
-    implied_v, implied_h = missing_frame_lines(turned)
-    for line in (*implied_v, *implied_h):
-        x0, top, x1, bottom = transform_box((line["x0"], line["top"], line["x1"], line["bottom"]), back)
-        (verticals if x0 == x1 else horizontals).append(_line(x0, x1, top, bottom))
-    return verticals, horizontals
-
-
-def join_segments(
-    edges: Sequence[Char], at_key: str, lo_key: str, hi_key: str, tolerance: float, gap: float | None = None
-) -> list[dict[str, Any]]:
-    """Collinear segments (same ``at_key`` within ``tolerance``) that touch, overlap or are at most
-    ``gap`` apart (default ``tolerance``), joined; ``"n"`` counts the segments of each."""
-    gap = tolerance if gap is None else gap
-    out: list[dict[str, Any]] = []
-    for at in cluster([float(e[at_key]) for e in edges], tolerance):
-        run: dict[str, Any] | None = None
-        for e in sorted(
-            (e for e in edges if abs(float(e[at_key]) - at) <= tolerance), key=lambda e: float(e[lo_key])
-        ):
-            if run is not None and float(e[lo_key]) <= run[hi_key] + gap:
-                run[hi_key] = max(run[hi_key], float(e[hi_key]))
-                run["n"] += 1
-                continue
-            run = {at_key: at, lo_key: float(e[lo_key]), hi_key: float(e[hi_key]), "n": 1}
-            out.append(run)
-    return out
-
-
-def dashed_rules(
-    edges: Sequence[Char], max_dash: float = 12.0, max_gap: float = 8.0, min_dashes: int = 4
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Vertical and horizontal lines standing for rules drawn dash by dash as separate segments
-    (at least ``min_dashes`` collinear pieces no longer than ``max_dash``, at most ``max_gap``
-    apart), which the lines strategy would otherwise see as loose bits, not ruling lines."""
-    found: dict[str, list[dict[str, Any]]] = {"v": [], "h": []}
-    for orientation, keys in (("v", _V), ("h", _H)):
-        at, lo, hi = keys
-        short = [
-            e
-            for e in edges
-            if e.get("orientation") == orientation and float(e[hi]) - float(e[lo]) <= max_dash
-        ]
-        for run in join_segments(short, *keys, 1.0, gap=max_gap):
-            if run["n"] < min_dashes:
-                continue
-            if orientation == "v":
-                line = _line(run[at], run[at], run[lo], run[hi])
-            else:
-                line = _line(run[lo], run[hi], run[at], run[at])
-            found[orientation].append({**line, "orientation": orientation})
-    return found["v"], found["h"]
-
-
-def _line(x0: float, x1: float, top: float, bottom: float) -> dict[str, Any]:
-    return {
-        "object_type": "line",
-        "x0": x0,
-        "x1": x1,
-        "top": top,
-        "bottom": bottom,
-        "width": x1 - x0,
-        "height": bottom - top,
-    }
-
-
-def _implied(
-    rules: Sequence[Mapping[str, float]],
-    keys: tuple[str, str, str],
-    end: str,
-    crossing: Sequence[Mapping[str, float]],
-    crossing_keys: tuple[str, str, str],
-    tolerance: float,
-    min_edges: int,
-    max_gap: float,
-) -> list[tuple[float, float, float, int]]:
-    """(position, start, stop, rules) of lines through the ``end`` points of runs of rules that
-    share them."""
-    along = keys[0]
-    out = []
-    for position in cluster([float(r[end]) for r in rules], tolerance):
-        ends = sorted(
-            (r for r in rules if abs(float(r[end]) - position) <= tolerance), key=lambda r: r[along]
-        )
-        run = ends[:1]
-        for rule in [*ends[1:], None]:
-            if rule is not None and _joined(run[-1], rule, keys, crossing, crossing_keys, tolerance, max_gap):
-                run.append(rule)
-                continue
-            if len(run) >= min_edges and run[-1][along] - run[0][along] > tolerance:
-                out.append((position, float(run[0][along]), float(run[-1][along]), len(run)))
-            run = [rule] if rule is not None else []
-    return out
-
-
-def _extend(
-    rules: Sequence[Mapping[str, float]],
-    keys: tuple[str, str, str],
-    position: float,
-    lo: float,
-    hi: float,
-    reach: float,
-    tol: float,
-) -> tuple[float, float]:
-    """``lo``..``hi`` stretched to the nearest rule within ``reach`` beyond each end that crosses
-    ``position``: the last sub-column of a column group is closed by the group's border."""
-    along, start, stop = keys
-    crossing = [float(r[along]) for r in rules if r[start] <= position + tol and r[stop] >= position - tol]
-    before = [a for a in crossing if lo - reach <= a < lo - tol]
-    after = [a for a in crossing if hi + tol < a <= hi + reach]
-    return (max(before) if before else lo), (min(after) if after else hi)
-
-
-def _joined(
-    a: Mapping[str, float],
-    b: Mapping[str, float],
-    keys: tuple[str, str, str],
-    crossing: Sequence[Mapping[str, float]],
-    crossing_keys: tuple[str, str, str],
-    tolerance: float,
-    max_gap: float,
-) -> bool:
-    """Whether consecutive rules ``a`` and ``b`` belong to one table: close, or bridged by a rule
-    across them (an inner column line running from one to the other)."""
-    at, lo, hi = keys
-    if b[at] - a[at] <= max_gap:
-        return True
-    c_at, c_lo, c_hi = crossing_keys
-    left, right = max(a[lo], b[lo]), min(a[hi], b[hi])
-    return any(
-        left + tolerance < c[c_at] < right - tolerance
-        and c[c_lo] <= a[at] + tolerance
-        and c[c_hi] >= b[at] - tolerance
-        for c in crossing
-    )
-
-
-def _drawn(
-    edges: Sequence[Char], at_key: str, lo_key: str, hi_key: str, at: float, lo: float, hi: float, tol: float
-) -> bool:
-    """Whether an existing edge at ``at`` already covers most of ``lo``..``hi``."""
-    covered = sum(
-        max(0.0, min(hi, float(e[hi_key])) - max(lo, float(e[lo_key])))
-        for e in edges
-        if abs(float(e[at_key]) - at) <= tol
-    )
-    return covered >= 0.5 * (hi - lo)
 
 
 def find_tables(page: Any) -> list[PageTable]:

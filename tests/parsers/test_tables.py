@@ -8,7 +8,7 @@ import pytest
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen import canvas
 
-from parsers import pdf, tables
+from parsers import pdf, table_rules, tables
 from parsers.model import Table
 from parsers.options import ParseOptions
 from parsers.source import SourceFile
@@ -41,7 +41,7 @@ CELLS = [
 
 
 def test_cluster_merges_close_values() -> None:
-    assert tables.cluster([0.0, 0.5, 10.0, 10.4, 30.0], 1.0) == [0.25, 10.2, 30.0]
+    assert table_rules.cluster([0.0, 0.5, 10.0, 10.4, 30.0], 1.0) == [0.25, 10.2, 30.0]
 
 
 def test_grid_and_spans() -> None:
@@ -101,25 +101,25 @@ def test_single_box_is_not_a_table() -> None:
 
 
 def test_upright_transform_turns_rotated_text() -> None:
-    fn = tables.upright_transform(90)  # text reading bottom to top
+    fn = table_rules.upright_transform(90)  # text reading bottom to top
     # two chars going up the page become two chars going right
     a, b = fn(10.0, 100.0), fn(10.0, 90.0)
     assert b[0] > a[0] and a[1] == b[1]
-    assert tables.char_angle({"matrix": (0, 1, -1, 0, 0, 0)}) == 90
-    assert tables.char_angle({"matrix": (0, -1, 1, 0, 0, 0)}) == 270
-    assert tables.char_angle({"matrix": (1, 0, 0, 1, 0, 0)}) == 0
+    assert table_rules.char_angle({"matrix": (0, 1, -1, 0, 0, 0)}) == 90
+    assert table_rules.char_angle({"matrix": (0, -1, 1, 0, 0, 0)}) == 270
+    assert table_rules.char_angle({"matrix": (1, 0, 0, 1, 0, 0)}) == 0
 
 
 def test_missing_frame_lines_close_an_open_table() -> None:
     rules = [{"orientation": "h", "x0": 10.0, "x1": 200.0, "top": t, "bottom": t} for t in (0.0, 20.0, 40.0)]
     inner = [{"orientation": "v", "x0": 100.0, "x1": 100.0, "top": 0.0, "bottom": 40.0}]
-    verticals, _ = tables.missing_frame_lines(rules + inner)
+    verticals, _ = table_rules.missing_frame_lines(rules + inner)
     assert sorted((v["x0"], v["top"], v["bottom"]) for v in verticals) == [
         (10.0, 0.0, 40.0),
         (200.0, 0.0, 40.0),
     ]
     framed = inner + [{**inner[0], "x0": 10.0, "x1": 10.0}, {**inner[0], "x0": 200.0, "x1": 200.0}]
-    assert tables.missing_frame_lines(rules + framed)[0] == []
+    assert table_rules.missing_frame_lines(rules + framed)[0] == []
 
 
 def test_continuation_and_repeated_header() -> None:
