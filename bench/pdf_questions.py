@@ -79,9 +79,9 @@ def ingest(docs: Path, index: Path) -> None:
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
-def docmill_ranker(index: Any, mode: str) -> Ranker:
+def docmill_ranker(index: Any, mode: str, **search: Any) -> Ranker:
     def rank(query: str) -> list[Cited]:
-        hits = index.search(query, k=10, mode=mode, abstain=False)
+        hits = index.search(query, k=10, mode=mode, abstain=False, **search)
         return [Cited(Path(h.chunk.path).name, tuple(h.chunk.pages) if h.chunk.pages else None) for h in hits]
 
     return rank
@@ -166,12 +166,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ingested {args.docs} in {time.perf_counter() - t0:.0f} s")
         index = docmill.open_index(index_path)
         naive = NaiveIndex(pdf_pages(args.docs), index.embedder, Tokenizer())
-        print(f"{len(questions)} questions over {len(naive.pages)} pages; docmill {len(index)} chunks "
-              f"(fusion rrf_k={index.fusion_rrf_k:g}, weights={index.fusion_weights}); naive {len(naive.pages)} "
-              f"page chunks\n")
+        fusion = index.manifest.extra.get("fusion", {})
+        print(f"{len(questions)} questions over {len(naive.pages)} pages; docmill {len(index)} chunks, stored "
+              f"fusion: {fusion.get('method')} rrf_k={index.fusion_rrf_k:g} weights={index.fusion_weights} "
+              f"bm25_coverage_power={index.fusion_coverage_power} ({fusion.get('reason', '')})\n")
         runs: list[tuple[str, Ranker]] = [
             (f"docmill {mode}", docmill_ranker(index, mode)) for mode in ("hybrid", "bm25", "vector")
-        ] + [(f"naive page-per-chunk {mode}", naive.ranker(mode)) for mode in ("hybrid", "bm25", "vector")]
+        ]
+        # Diagnostic: the same index under plain RRF (explicit equal weights switch off any per-query
+        # BM25 weight the build stored), to tell the fusion's share of a miss from the chunks'.
+        runs.append(("docmill hybrid, plain RRF k=60", docmill_ranker(
+            index, "hybrid", rrf_k=60.0, weights={"bm25": 1.0, "vector": 1.0})))
+        runs += [(f"naive page-per-chunk {mode}", naive.ranker(mode)) for mode in ("hybrid", "bm25", "vector")]
         print(f"| run | hit@{args.k} | MRR@10 | misses@{args.k} |\n|---|---:|---:|---:|")
         results: dict[str, list[tuple[list[Cited], int | None]]] = {}
         for label, ranker in runs:
