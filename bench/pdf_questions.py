@@ -151,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=Path, default=Path("eval/pdf/questions.jsonl"))
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--show-misses", action="store_true", help="list docmill hybrid and naive hybrid misses")
+    ap.add_argument("--by-file", action="store_true", help="hit@k of docmill hybrid and naive hybrid per file")
     args = ap.parse_args(argv)
     questions = load(args.questions)
     missing = sorted({q["file"] for q in questions} - {p.name for p in args.docs.glob("*.pdf")})
@@ -187,6 +188,13 @@ def main(argv: list[str] | None = None) -> int:
             s = score(ranks, args.k)
             n_miss = sum(1 for r in ranks if r is None or r > args.k)
             print(f"| {label} | {s[f'hit@{args.k}']:.3f} | {s['mrr@10']:.3f} | {n_miss} |")
+        if args.by_file:
+            print(f"\n| file | questions | docmill hybrid hit@{args.k} | naive hybrid hit@{args.k} |\n|---|---:|---:|---:|")
+            for name in sorted({q["file"] for q in questions}):
+                rows = [i for i, q in enumerate(questions) if q["file"] == name]
+                got = [sum(1 for i in rows if (r := results[label][i][1]) is not None and r <= args.k)
+                       for label in ("docmill hybrid", "naive page-per-chunk hybrid")]
+                print(f"| {name} | {len(rows)} | {got[0]} | {got[1]} |")
         if args.show_misses:
             for label in ("docmill hybrid", "naive page-per-chunk hybrid"):
                 print(f"\n{label} misses:")
