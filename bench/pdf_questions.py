@@ -143,6 +143,60 @@ class NaiveIndex:
 
 # --- report --------------------------------------------------------------------------------------
 
+Results = dict[str, list[tuple[list[Cited], int | None]]]
+
+
+def runs_for(index: Any, naive: NaiveIndex) -> list[tuple[str, Ranker]]:
+    runs = [(f"docmill {mode}", docmill_ranker(index, mode)) for mode in ("hybrid", "bm25", "vector")]
+    # Diagnostic: the same index under plain RRF (explicit equal weights switch off any per-query
+    # BM25 weight the build stored), to tell the fusion's share of a miss from the chunks'.
+    plain = docmill_ranker(index, "hybrid", rrf_k=60.0, weights={"bm25": 1.0, "vector": 1.0})
+    runs.append(("docmill hybrid, plain RRF k=60", plain))
+    runs += [(f"naive page-per-chunk {mode}", naive.ranker(mode)) for mode in ("hybrid", "bm25", "vector")]
+    return runs
+
+
+def run_all(runs: list[tuple[str, Ranker]], questions: list[dict[str, Any]], k: int) -> Results:
+    print(f"| run | hit@{k} | MRR@10 | misses@{k} |\n|---|---:|---:|---:|")
+    results: Results = {}
+    for label, ranker in runs:
+        cited = [ranker(q["q"]) for q in questions]
+        ranks = [first_rank(c, q) for c, q in zip(cited, questions, strict=True)]
+        results[label] = list(zip(cited, ranks, strict=True))
+        s = score(ranks, k)
+        n_miss = sum(1 for r in ranks if r is None or r > k)
+        print(f"| {label} | {s[f'hit@{k}']:.3f} | {s['mrr@10']:.3f} | {n_miss} |")
+    return results
+
+
+COMPARED = ("docmill hybrid", "naive page-per-chunk hybrid")
+
+
+def print_by_file(results: Results, questions: list[dict[str, Any]], k: int) -> None:
+    print(f"\n| file | questions | docmill hybrid hit@{k} | naive hybrid hit@{k} |\n|---|---:|---:|---:|")
+    for name in sorted({q["file"] for q in questions}):
+        rows = [i for i, q in enumerate(questions) if q["file"] == name]
+        got = [
+            sum(1 for i in rows if (r := results[label][i][1]) is not None and r <= k) for label in COMPARED
+        ]
+        print(f"| {name} | {len(rows)} | {got[0]} | {got[1]} |")
+
+
+def _cite(c: Cited) -> str:
+    if c.pages is None:
+        return f"{c.file}:-"
+    first, last = c.pages
+    return f"{c.file}:{first}" if first == last else f"{c.file}:{first}-{last}"
+
+
+def print_misses(results: Results, questions: list[dict[str, Any]], k: int) -> None:
+    for label in COMPARED:
+        print(f"\n{label} misses:")
+        for q, (cited, rank) in zip(questions, results[label], strict=True):
+            if rank is None or rank > k:
+                top = ", ".join(_cite(c) for c in cited[:3])
+                print(f"  ({rank}) {q['q']}  -> {q['file']} p{q['pages']}  | top3: {top}")
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -151,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=Path, default=Path("eval/pdf/questions.jsonl"))
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--show-misses", action="store_true", help="list docmill hybrid and naive hybrid misses")
-    ap.add_argument("--by-file", action="store_true", help="hit@k of docmill hybrid and naive hybrid per file")
+    ap.add_argument(
+        "--by-file", action="store_true", help="hit@k of docmill hybrid and naive hybrid per file"
+    )
     args = ap.parse_args(argv)
     questions = load(args.questions)
     missing = sorted({q["file"] for q in questions} - {p.name for p in args.docs.glob("*.pdf")})
@@ -168,42 +224,16 @@ def main(argv: list[str] | None = None) -> int:
         index = docmill.open_index(index_path)
         naive = NaiveIndex(pdf_pages(args.docs), index.embedder, Tokenizer())
         fusion = index.manifest.extra.get("fusion", {})
-        print(f"{len(questions)} questions over {len(naive.pages)} pages; docmill {len(index)} chunks, stored "
-              f"fusion: {fusion.get('method')} rrf_k={index.fusion_rrf_k:g} weights={index.fusion_weights} "
-              f"bm25_coverage_power={index.fusion_coverage_power} ({fusion.get('reason', '')})\n")
-        runs: list[tuple[str, Ranker]] = [
-            (f"docmill {mode}", docmill_ranker(index, mode)) for mode in ("hybrid", "bm25", "vector")
-        ]
-        # Diagnostic: the same index under plain RRF (explicit equal weights switch off any per-query
-        # BM25 weight the build stored), to tell the fusion's share of a miss from the chunks'.
-        runs.append(("docmill hybrid, plain RRF k=60", docmill_ranker(
-            index, "hybrid", rrf_k=60.0, weights={"bm25": 1.0, "vector": 1.0})))
-        runs += [(f"naive page-per-chunk {mode}", naive.ranker(mode)) for mode in ("hybrid", "bm25", "vector")]
-        print(f"| run | hit@{args.k} | MRR@10 | misses@{args.k} |\n|---|---:|---:|---:|")
-        results: dict[str, list[tuple[list[Cited], int | None]]] = {}
-        for label, ranker in runs:
-            cited = [ranker(q["q"]) for q in questions]
-            ranks = [first_rank(c, q) for c, q in zip(cited, questions)]
-            results[label] = list(zip(cited, ranks))
-            s = score(ranks, args.k)
-            n_miss = sum(1 for r in ranks if r is None or r > args.k)
-            print(f"| {label} | {s[f'hit@{args.k}']:.3f} | {s['mrr@10']:.3f} | {n_miss} |")
+        print(
+            f"{len(questions)} questions over {len(naive.pages)} pages; docmill {len(index)} chunks, stored "
+            f"fusion: {fusion.get('method')} rrf_k={index.fusion_rrf_k:g} weights={index.fusion_weights} "
+            f"bm25_coverage_power={index.fusion_coverage_power} ({fusion.get('reason', '')})\n"
+        )
+        results = run_all(runs_for(index, naive), questions, args.k)
         if args.by_file:
-            print(f"\n| file | questions | docmill hybrid hit@{args.k} | naive hybrid hit@{args.k} |\n|---|---:|---:|---:|")
-            for name in sorted({q["file"] for q in questions}):
-                rows = [i for i, q in enumerate(questions) if q["file"] == name]
-                got = [sum(1 for i in rows if (r := results[label][i][1]) is not None and r <= args.k)
-                       for label in ("docmill hybrid", "naive page-per-chunk hybrid")]
-                print(f"| {name} | {len(rows)} | {got[0]} | {got[1]} |")
+            print_by_file(results, questions, args.k)
         if args.show_misses:
-            for label in ("docmill hybrid", "naive page-per-chunk hybrid"):
-                print(f"\n{label} misses:")
-                for q, (cited, rank) in zip(questions, results[label]):
-                    if rank is None or rank > args.k:
-                        top = ", ".join(f"{c.file}:{c.pages[0] if c.pages else '-'}"
-                                        f"{'-' + str(c.pages[1]) if c.pages and c.pages[1] != c.pages[0] else ''}"
-                                        for c in cited[:3])
-                        print(f"  ({rank}) {q['q']}  -> {q['file']} p{q['pages']}  | top3: {top}")
+            print_misses(results, questions, args.k)
         index.close()
     return 0
 
