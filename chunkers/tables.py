@@ -35,14 +35,31 @@ def row_groups(table: Table, max_tokens: int) -> list[tuple[int, tuple[tuple[str
     return groups
 
 
+def _row_pages(block: Block, start: int, count: int) -> tuple[int, int] | None:
+    """Pages of body rows ``start`` .. ``start + count - 1``: a table merged across pages records
+    ``metadata["page_starts"]`` = [[page, index of its first body row], ...] (parsers/pdf.py)."""
+    first_page = block.page
+    if first_page is None:
+        return None
+    starts = block.metadata.get("page_starts")
+    if not starts:
+        return (first_page, first_page)
+
+    def page_of(row: int) -> int:
+        return max((int(page) for page, first in starts if first <= row), default=first_page)
+
+    return (page_of(start), page_of(start + max(count, 1) - 1))
+
+
 def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
     assert block.table is not None
     table = block.table
     title = _title(block, table)
     # Pipe-table source: header rows, the separator line, then one line per body row. An HTML
     # table's rows have no such layout, so its chunks cite the whole table.
-    one_line_rows = block.lines and block.metadata.get("format") != "html"
-    first_body_line = block.lines[0] + max(table.header_rows, 1) + 1 if one_line_rows else None
+    first_body_line = None
+    if block.lines and block.metadata.get("format") != "html":
+        first_body_line = block.lines[0] + max(table.header_rows, 1) + 1
     for start, rows in row_groups(table, max_tokens):
         text = table.markdown(body=rows)
         if title:
@@ -52,8 +69,5 @@ def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
             lines = (first_body_line + start, min(block.lines[1], first_body_line + start + len(rows) - 1))
         elif block.lines:
             lines = block.lines
-        # A table merged across pages records its last page in metadata["page_end"].
-        pages = (
-            (block.page, int(block.metadata.get("page_end", block.page))) if block.page is not None else None
-        )
+        pages = _row_pages(block, start, len(rows))
         yield Piece(text=text, heading_path=block.heading_path, pages=pages, lines=lines)

@@ -391,7 +391,10 @@ def _add_table(
         assert last.table is not None
         merged = tables.merge_continuation(last.table, found.table)
         pages = [*last.metadata.get("pages", [last.page]), page_number]
-        blocks.append(_table_block(merged, last.heading_path, last.page, {"pages": pages}))
+        # [page, index of its first body row] per page, so each chunk of rows cites its own pages
+        starts = [*last.metadata.get("page_starts", [[last.page, 0]]), [page_number, len(last.table.body)]]
+        metadata = {"pages": pages, "page_starts": starts}
+        blocks.append(_table_block(merged, last.heading_path, last.page, metadata))
         return found
     title = _caption(blocks, page_number) or (path[-1][1] if path else None)
     table = Table(found.table.rows, found.table.header_rows, title)

@@ -89,6 +89,21 @@ def test_large_table_repeats_title_and_header_on_every_chunk():
     assert chunks[-1].lines[1] == 64
 
 
+def test_a_table_merged_across_pages_cites_the_pages_of_each_chunks_rows():
+    rows = (("Employer", "Jobs"),) + tuple((f"Company {i}", str(i)) for i in range(60))
+    table = Table(rows=rows, title="WARN notices")
+    # body rows 0-24 on page 4, 25-49 on page 5, 50-59 on page 6 (parsers/pdf.py page_starts)
+    metadata = {"pages": [4, 5, 6], "page_starts": [[4, 0], [5, 25], [6, 50]]}
+    doc = _doc(Block("table", table.markdown(), table=table, page=4, metadata=metadata), path="warn.pdf")
+    chunks = chunk_document(doc, ChunkOptions(max_tokens=80))
+    assert len(chunks) > 3
+    for c in chunks:
+        numbers = [int(line.strip("| ").split(" | ")[1]) for line in c.text.splitlines()[3:]]
+        expected = [4 if n < 25 else 5 if n < 50 else 6 for n in (numbers[0], numbers[-1])]
+        assert c.pages == tuple(expected), (c.pages, numbers)
+    assert chunks[0].pages == (4, 4) and chunks[-1].pages == (6, 6)
+
+
 def test_code_chunk_has_path_context_and_signature_on_every_part():
     body = "\n".join(f"    total += step_{i}(value)" for i in range(80))
     text = f"def accumulate(value):\n    total = 0\n{body}\n    return total"
