@@ -7,7 +7,7 @@ import numpy as np
 
 from chunkers.model import Chunk
 from indexers.bm25 import BM25Index
-from indexers.calibrate import calibrate_fusion, sample_pseudo_queries
+from indexers.calibrate import calibrate_fusion, language_share, sample_pseudo_queries
 from indexers.tokenize import Tokenizer
 
 TOKENIZE = Tokenizer()
@@ -98,3 +98,19 @@ def test_a_code_corpus_gets_the_code_search_prior_without_encoding():
     assert result["method"] == "code-prior" and result["language_share"] < 0.5
     assert result["rrf_k"] == 10.0 and result["weights"] == {"bm25": 1.0, "vector": 1.0}
     assert result["bm25_coverage_power"] == 4.0  # scaled per query by docmill.index
+
+
+def test_tables_do_not_make_a_report_look_like_code():
+    prose = "The committee met in May and agreed that the budget for the new school should rise."
+    table = "| Donor | Amount |\n|---|---|\n| Saint Paul Foundation | 25,000.00 |\n| Ecolab | 10,000.00 |"
+    tables = [
+        Chunk(id=f"t{i}", doc_id="r.pdf", path="r.pdf", kind="table", text=table, index_text=table)
+        for i in range(40)
+    ]
+    texts = [
+        Chunk(id=f"p{i}", doc_id="r.pdf", path="r.pdf", kind="text", text=prose, index_text=prose)
+        for i in range(10)
+    ]
+    chunks = tables + texts
+    assert language_share(chunks, TOKENIZE) > 0.9
+    assert language_share(chunks[:40], TOKENIZE) == 1.0  # tables only: not code either
