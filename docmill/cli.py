@@ -35,6 +35,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     config = IngestConfig(
         model=args.model,
+        embedding_backend=args.embedding_backend,
         chunk=ChunkOptions(args.max_tokens),
         strict=args.strict,
         keep_builds=args.keep,
@@ -181,7 +182,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         dataset = dataclasses.replace(
             dataset, queries=dict(list(dataset.queries.items())[: args.max_queries])
         )
-    index_path = ensure_index(dataset, Path(args.cache), IngestConfig(model=args.model))
+    config = IngestConfig(model=args.model, embedding_backend=args.embedding_backend)
+    index_path = ensure_index(dataset, Path(args.cache), config)
     index = open_index(index_path)
     report = {
         "dataset": dataset.name,
@@ -223,6 +225,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("sources", nargs="+")
     p.add_argument("--index", required=True)
     p.add_argument("--model", default="all-MiniLM-L6-v2", help="sentence-transformers model name or path")
+    p.add_argument(
+        "--embedding-backend",
+        default="torch",
+        choices=("torch", "onnx", "onnx-int8"),
+        help="torch (default), onnx (same vectors) or onnx-int8 (~1.7x faster, nDCG -0.002 on SciFact)",
+    )
     p.add_argument("--max-tokens", type=int, default=200)
     p.add_argument("--keep", type=int, default=3, help="builds to keep")
     p.add_argument(
@@ -285,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--cache", default=".docmill-cache/eval", help="where built indexes are cached")
     p.add_argument("--model", default="all-MiniLM-L6-v2")
+    p.add_argument("--embedding-backend", default="torch", choices=("torch", "onnx", "onnx-int8"))
     p.add_argument("--max-queries", type=int, default=0, help="evaluate only the first N queries (0: all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)

@@ -70,6 +70,8 @@ def ensure_index(dataset: BeirSet, cache_dir: Path, config: Any = None, embedder
 
     config = config or IngestConfig()
     model_slug = "".join(ch if ch.isalnum() else "-" for ch in config.model)[-40:]
+    if config.embedding_backend == "onnx-int8":  # other vectors: another cached index
+        model_slug += "-int8"
     index = cache_dir / f"{dataset.name}-{corpus_digest(dataset.corpus)}-{model_slug}"
     run_ingest([dataset.corpus], index, config, embedder=embedder)
     return index

@@ -120,7 +120,8 @@ class HybridIndex:
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
-                self._embedder = Embedder(self.manifest.embedding["model"])
+                embedding = self.manifest.embedding
+                self._embedder = Embedder(embedding["model"], backend=embedding.get("backend", "torch"))
             return self._embedder
 
     def query_unknown_share(self, query: str) -> float:
@@ -351,6 +352,9 @@ def open_index(
     model = manifest.embedding.get("model")
     if embedder is None and (not model or not model_available(model)):
         raise ModelUnavailable(f"index {root} was embedded with model {model!r}, which is not available here")
-    if embedder is not None and embedder.model_name != model:
-        raise ManifestError(f"index {root} was embedded with {model!r}, not {embedder.model_name!r}")
+    backend = manifest.embedding.get("backend", "torch")
+    given = (embedder.model_name, getattr(embedder, "backend", "torch")) if embedder is not None else None
+    if given is not None and given != (model, backend):
+        message = "index {} was embedded with {!r} ({}), not {!r} ({})"
+        raise ManifestError(message.format(root, model, backend, *given))
     return HybridIndex(root, build, manifest, embedder)

@@ -27,6 +27,11 @@ class IngestConfig:
     # more than gate_margin is not published.
     golden: str | None = None
     gate_margin: float = 0.01
+    # How passages and queries are embedded (indexers.vectors.BACKENDS): "torch" (what
+    # sentence-transformers computes), "onnx" (the same vectors, ONNX Runtime) or "onnx-int8"
+    # (int8 weights: ~1.7x faster passages, nDCG@10 -0.002 on SciFact; bench/RESULTS.md). The
+    # manifest records it and queries use the same backend.
+    embedding_backend: str = "torch"
 
     def __post_init__(self) -> None:
         if self.k1 < 0:
@@ -35,10 +40,27 @@ class IngestConfig:
             raise ValueError(f"b must be within [0, 1], got {self.b}")
         if self.batch_size < 1 or self.keep_builds < 1:
             raise ValueError("batch_size and keep_builds must be >= 1")
+        from indexers.vectors import BACKENDS
+
+        if self.embedding_backend not in BACKENDS:
+            choices = ", ".join(BACKENDS)
+            raise ValueError(f"unknown embedding_backend {self.embedding_backend!r}; expected: {choices}")
         if not 0 <= self.gate_margin <= 1:
             raise ValueError(
                 f"gate_margin must be within [0, 1] (an nDCG difference), got {self.gate_margin}"
             )
+
+    @property
+    def embedding_id(self) -> str:
+        """Model id in embedding cache keys: int8 vectors are not fp32 ones; "onnx" computes the
+        torch vectors (within 1e-5), so those two share cached embeddings."""
+        return f"{self.model}#int8" if self.embedding_backend == "onnx-int8" else self.model
+
+    def embedder(self) -> Any:
+        """A new indexers.vectors.Embedder for this model and backend (imported lazily)."""
+        from indexers.vectors import Embedder
+
+        return Embedder(self.model, batch_size=self.batch_size, backend=self.embedding_backend)
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> IngestConfig:

@@ -153,10 +153,9 @@ def evaluate_builds(store: Any, folder: Path, config: Any, embedder: Any = None)
     from docmill.index import HybridIndex
     from indexers.manifest import Manifest
     from indexers.store import NoIndex
-    from indexers.vectors import Embedder
 
     queries = load_golden(config.golden)
-    embedder = embedder or Embedder(config.model, batch_size=config.batch_size)
+    embedder = embedder or config.embedder()
     new_index = HybridIndex(store.root, folder, Manifest.read(folder), embedder)
     try:
         new_score = mean_ndcg(path_ranker(new_index), queries)

@@ -81,14 +81,14 @@ def chunk_task(
 
 
 @functools.cache
-def _embedder(model: str, batch_size: int) -> Embedder:
+def _embedder(model: str, batch_size: int, backend: str = "torch") -> Embedder:
     """One model per process (a Dask worker loads it once, not once per task)."""
-    return Embedder(model, batch_size=batch_size)
+    return Embedder(model, batch_size=batch_size, backend=backend)
 
 
 @task(cache_policy=NO_CACHE)
-def embed_task(texts: list[str], model: str, batch_size: int) -> Any:
-    return _embedder(model, batch_size).encode(texts)
+def embed_task(texts: list[str], model: str, batch_size: int, backend: str = "torch") -> Any:
+    return _embedder(model, batch_size, backend).encode(texts)
 
 
 @task(cache_policy=NO_CACHE, **IO_RETRIES)
@@ -102,8 +102,9 @@ def build_task(
     extra: dict,
     reuse_fusion: dict | None = None,
 ) -> str:
-    embedding = pipeline.embedding_info(config.model, vectors)
-    embedder = _embedder(config.model, config.batch_size)  # the model loads only if calibrating
+    embedding = pipeline.embedding_info(config, vectors)
+    # the model loads only if calibrating
+    embedder = _embedder(config.model, config.batch_size, config.embedding_backend)
     folder = pipeline.build_index(
         IndexStore(index),
         chunks,
@@ -121,7 +122,7 @@ def build_task(
 
 @task(cache_policy=NO_CACHE)
 def gate_task(index: str, folder: str, config: IngestConfig) -> dict[str, Any] | None:
-    embedder = _embedder(config.model, config.batch_size)
+    embedder = _embedder(config.model, config.batch_size, config.embedding_backend)
     return pipeline.run_gate(IndexStore(index), Path(folder), config, embedder)
 
 
@@ -133,11 +134,16 @@ def publish_task(index: str, folder: str, keep_builds: int) -> None:
 def _embed(chunks: list[Chunk], config: IngestConfig, cache: incremental.EmbeddingCache) -> tuple[Any, int]:
     import numpy as np
 
-    work = incremental.embedding_work(chunks, config.model, cache)
+    work = incremental.embedding_work(chunks, config.embedding_id, cache)
     batches = [work.texts[i : i + EMBED_BATCH] for i in range(0, len(work.texts), EMBED_BATCH)]
     if batches:
         fresh = np.concatenate(
-            embed_task.map(batches, unmapped(config.model), unmapped(config.batch_size)).result()
+            embed_task.map(
+                batches,
+                unmapped(config.model),
+                unmapped(config.batch_size),
+                unmapped(config.embedding_backend),
+            ).result()
         )
     else:  # everything cached: no task, no model
         fresh = np.zeros((0, 0), dtype=np.float32)

@@ -236,7 +236,7 @@ def build_index(
     _step(progress, steps, "bm25")
     np.save(folder / EMBEDDINGS_FILE, vectors.astype(np.float32), allow_pickle=False)
     incremental.save_embedding_keys(
-        folder, [incremental.embedding_key(config.model, c.index_text) for c in chunks]
+        folder, [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
     )
     save_faiss(build_faiss(vectors), folder / VECTORS_FILE)
     _step(progress, steps, "vectors")
@@ -321,7 +321,7 @@ def reusable_fusion(
         return None
     m = previous.manifest
     same_retrievers = (
-        m.embedding.get("model") == config.model
+        same_embedding(m.embedding, config)
         and m.tokenizer == make_tokenizer(config).to_dict()
         and m.bm25 == {"k1": config.k1, "b": config.b}
     )
@@ -342,8 +342,18 @@ def make_tokenizer(config: IngestConfig) -> Tokenizer:
     return Tokenizer.from_dict({**Tokenizer().to_dict(), **config.tokenizer})
 
 
-def embedding_info(model: str, vectors: np.ndarray) -> dict:
-    return {"model": model, "dim": int(vectors.shape[1]), "normalized": True}
+def embedding_info(config: IngestConfig, vectors: np.ndarray) -> dict:
+    return {
+        "model": config.model,
+        "dim": int(vectors.shape[1]),
+        "normalized": True,
+        "backend": config.embedding_backend,
+    }
+
+
+def same_embedding(embedding: dict, config: IngestConfig) -> bool:
+    backend = embedding.get("backend", "torch")
+    return bool(embedding.get("model") == config.model and backend == config.embedding_backend)
 
 
 def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, sources: Sequence[str]) -> bool:
@@ -351,7 +361,7 @@ def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, so
     m = previous.manifest
     return (
         previous.reusable
-        and m.embedding.get("model") == config.model
+        and same_embedding(m.embedding, config)
         and m.tokenizer == make_tokenizer(config).to_dict()
         and m.bm25 == {"k1": config.k1, "b": config.b}
         and m.sources == [str(s) for s in sources]
@@ -409,8 +419,10 @@ def run_ingest(
     IngestError when nothing could be indexed or strict mode saw skips (QualityGateFailed when the
     golden set scores worse than the current build by more than ``config.gate_margin``)."""
     config = config or IngestConfig()
-    if embedder is not None and embedder.model_name != config.model:
-        raise ValueError(f"embedder is {embedder.model_name!r} but the config names model {config.model!r}")
+    wanted = (config.model, config.embedding_backend)
+    given = (embedder.model_name, getattr(embedder, "backend", "torch")) if embedder is not None else wanted
+    if given != wanted:
+        raise ValueError("embedder is {!r} ({}), the config names {!r} ({})".format(*given, *wanted))
     started = time.perf_counter()
     timings: dict[str, float] = {}
     store = IndexStore(index)
@@ -438,10 +450,10 @@ def run_ingest(
             if previous is not None and not full_rebuild
             else incremental.EmbeddingCache.empty()
         )
-        work = incremental.embedding_work(chunks, config.model, cache)
+        work = incremental.embedding_work(chunks, config.embedding_id, cache)
         t = time.perf_counter()
         if work.texts:
-            embedder = embedder or Embedder(config.model, batch_size=config.batch_size)
+            embedder = embedder or config.embedder()
             if progress:
                 progress("embed", 0, len(work.texts))
             fresh = embedder.encode(work.texts)
@@ -460,10 +472,10 @@ def run_ingest(
             records,
             config,
             source_names,
-            embedding_info(config.model, vectors),
+            embedding_info(config, vectors),
             extra,
             progress,
-            embedder=embedder or Embedder(config.model, batch_size=config.batch_size),
+            embedder=embedder or config.embedder(),
             reuse_fusion=reuse,
         )
         timings["build"] = time.perf_counter() - t

@@ -66,3 +66,30 @@ def test_model_coverage_is_measured_and_a_chinese_corpus_warns(tmp_path, embedde
     run_ingest([en], tmp_path / "idx2", embedder=embedder)
     fusion = Manifest.read(IndexStore(tmp_path / "idx2").current_build()).extra["fusion"]
     assert fusion["unknown_token_share"] < 0.05
+
+
+def test_embedding_backend_is_recorded_used_by_queries_and_keyed_in_the_cache(tmp_path, embedder, small_tree):
+    import docmill
+    from indexers.manifest import ManifestError
+    from indexers.vectors import Embedder
+
+    index = tmp_path / "idx"
+    first = run_ingest([small_tree], index, embedder=embedder)  # torch
+    assert first.embedded == first.chunks
+    int8 = IngestConfig(embedding_backend="onnx-int8")
+    second = run_ingest([small_tree], index, int8)
+    assert second.embedded == second.chunks  # int8 vectors are not the torch ones: all re-embedded
+    opened = docmill.open_index(index)
+    assert opened.manifest.embedding["backend"] == "onnx-int8"
+    assert opened.embedder.backend == "onnx-int8"  # queries embed with the passages' backend
+    hit = opened.search("which folder does the installer place the daemon in", k=3).hits[0]
+    assert hit.chunk.path == "proj/guide/install.md"
+    with pytest.raises(ManifestError, match="onnx-int8"):
+        docmill.open_index(index, embedder=embedder)
+    # "onnx" computes the torch vectors, so a torch build's embeddings are reused by it
+    run_ingest([small_tree], index, embedder=embedder)
+    onnx_config = IngestConfig(embedding_backend="onnx")
+    onnx = run_ingest([small_tree], index, onnx_config, embedder=Embedder(backend="onnx"))
+    assert onnx.embedded == 0 and onnx.published
+    with pytest.raises(ValueError, match="embedding_backend"):
+        IngestConfig(embedding_backend="cuda")
