@@ -23,7 +23,7 @@ import io
 import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +51,7 @@ class PageContent:
     ocr: dict[str, Any] | None = None
     ocr_skipped: str | None = None  # why a page that needed OCR was not rendered
     ocr_pending: bool = False  # no text layer: run_ocr is due (in the parsing process)
+    unmapped_glyphs: int = 0  # glyphs without a Unicode mapping, left out of the text
 
 
 def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
@@ -142,6 +143,8 @@ def _read_pages(
                 meta.setdefault("ocr_reduced_dpi", []).append([content.number, content.ocr["render_dpi"]])
         if content.ocr_skipped is not None:
             meta.setdefault("ocr_skipped", []).append(content.ocr_skipped)
+        if content.unmapped_glyphs:  # [page, glyphs left out of its text]
+            meta.setdefault("unmapped_glyphs", []).append([content.number, content.unmapped_glyphs])
         pages.append(content)
     if attempted < stop:
         meta["truncated"] = (
@@ -196,9 +199,13 @@ def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) ->
     page_tables = tables.find_tables(page)
     boxes = [t.bbox for t in page_tables]
     chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)] if boxes else page.chars
-    words = list(_words(page, chars))
+    readable = [c for c in chars if not is_unmapped(c)]
+    unmapped = len(chars) - len(readable)
+    words = list(_words(page, readable))
     content = PageContent(number, float(page.height), layout.words_to_segments(words), page_tables)
-    if options.ocr and needs_ocr(page, page_tables):
+    if unmapped:
+        content.unmapped_glyphs = unmapped
+    if options.ocr and needs_ocr(page, page_tables, len(readable), unmapped):
         oversized = largest_image(page)
         if oversized[0] * oversized[1] > options.max_image_pixels:
             # Rendering would decode the image in full: a decompression bomb costs gigabytes.
@@ -233,12 +240,24 @@ def largest_image(page: pdfplumber.page.Page) -> tuple[int, int]:
     return best
 
 
-def needs_ocr(page: pdfplumber.page.Page, page_tables: Sequence[tables.PageTable]) -> bool:
-    """A scanned page: no text layer, no table, and something drawn that could be text (an image,
-    or many vector paths for text converted to outlines); a blank page is not worth an OCR run."""
-    if page.chars or page_tables:
+def is_unmapped(char: Mapping[str, Any]) -> bool:
+    """A glyph of a font without a Unicode mapping: pdfminer gives its text as ``(cid:NN)``."""
+    text = char.get("text", "")
+    return text.startswith("(cid:") and text.endswith(")")
+
+
+def needs_ocr(
+    page: pdfplumber.page.Page, page_tables: Sequence[tables.PageTable], readable: int, unmapped: int
+) -> bool:
+    """A page to OCR: no table, and either no text layer but something drawn that could be text
+    (an image, or many vector paths for text converted to outlines; a blank page is not worth an
+    OCR run), or a text layer made mostly of glyphs without a Unicode mapping (``(cid:NN)``: the
+    text is drawn but cannot be read from the file)."""
+    if page_tables:
         return False
-    return bool(page.images) or len(page.curves) + len(page.rects) > 20
+    if readable + unmapped == 0:
+        return bool(page.images) or len(page.curves) + len(page.rects) > 20
+    return unmapped > readable
 
 
 def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[Segment]:

@@ -116,6 +116,30 @@ def test_table_across_two_pages_is_one_table(manual: ParsedDocument) -> None:
     assert service.heading_path == ("Lumen Field Manual", "2 Maintenance")
 
 
+def test_table_rows_cite_their_own_pages(manual: ParsedDocument) -> None:
+    from chunkers.registry import chunk_document
+    from chunkers.sizing import ChunkOptions
+
+    service = [b for b in manual.blocks if b.kind == "table"][1]
+    starts = service.metadata["page_starts"]
+    assert starts[0] == [2, 0] and starts[1][0] == 3 and 0 < starts[1][1] < len(make_pdfs.SERVICE_ROWS)
+    chunks = [c for c in chunk_document(manual, ChunkOptions(max_tokens=40)) if "Interval" in c.text]
+    assert {c.pages for c in chunks} >= {(2, 2), (3, 3)}  # a row group cites the page its rows are on
+
+
+def test_unmapped_glyphs_are_left_out_and_a_page_of_them_is_ocrd(tmp_path: Path) -> None:
+    import pdfplumber
+
+    assert pdf.is_unmapped({"text": "(cid:18)"}) and not pdf.is_unmapped({"text": "c"})
+    path = tmp_path / "manual.pdf"
+    make_pdfs.build_manual(path)
+    with pdfplumber.open(path) as doc:
+        page = doc.pages[0]
+        assert not pdf.needs_ocr(page, [], readable=len(page.chars), unmapped=0)
+        assert not pdf.needs_ocr(page, [], readable=300, unmapped=200)  # readable text wins
+        assert pdf.needs_ocr(page, [], readable=20, unmapped=200)  # mostly `(cid:NN)`: OCR it
+
+
 def test_two_columns_read_column_by_column(manual: ParsedDocument) -> None:
     page3 = [b.text for b in manual.blocks if b.page == 3 and b.kind == "paragraph"]
     assert page3 == [

@@ -196,7 +196,7 @@ def _helpers_by_parent() -> dict[int, int]:
 def test_guard_timeout_leaves_no_helper(tmp_path: Path) -> None:
     from parsers import guard
 
-    path = build_long(tmp_path / "longer.pdf", pages=60)
+    path = build_long(tmp_path / "longer.pdf", pages=400)
     options = ParseOptions(ocr=False, pdf_workers=2, seconds_per_file=1.5)
     seen: dict[int, int] = {}
     stop = threading.Event()
