@@ -23,8 +23,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import docmill  # noqa: E402
 from code_questions import load, symbol_matches  # noqa: E402
+
+import docmill  # noqa: E402
 from docmill.eval import document_ranking, load_beir  # noqa: E402
 from docmill.metrics import ndcg_at_k  # noqa: E402
 from indexers.fusion import rrf  # noqa: E402
@@ -38,7 +39,7 @@ def collect(index: Any, queries: list[str], cache: Path) -> list[dict[str, Any]]
         out = json.loads(cache.read_text())
         if all("coverage5" in p for p in out):
             return out
-        for text, p in zip(queries, out):
+        for text, p in zip(queries, out, strict=True):
             tokens = index.tokenizer(text)
             p["coverage5"] = max((index.bm25.coverage(tokens, r) for r, _ in p["bm25"][:5]), default=0.0)
         cache.write_text(json.dumps(out))
@@ -56,7 +57,8 @@ def collect(index: Any, queries: list[str], cache: Path) -> list[dict[str, Any]]
 
 
 def fused(lists: Lists, k: float, w: float) -> list[int]:
-    return [f.row for f in rrf({n: [int(r) for r, _ in lists[n]] for n in ("bm25", "vector")}, k, {"bm25": w})]
+    rankings = {n: [int(r) for r, _ in lists[n]] for n in ("bm25", "vector")}
+    return [f.row for f in rrf(rankings, k, {"bm25": w})]
 
 
 def minmax(pairs: list[list[float]]) -> dict[int, float]:
@@ -110,7 +112,7 @@ def main() -> None:
 
         def beir_score(rule: Rule, qids=qids, lists=lists, doc_of=doc_of, data=data) -> dict[str, float]:
             total = 0.0
-            for qid, p in zip(qids, lists):
+            for qid, p in zip(qids, lists, strict=True):
                 total += ndcg_at_k(document_ranking([doc_of[r] for r in rule(p, p)]), data.qrels[qid], 10)
             return {"nDCG@10": total / len(qids)}
 
@@ -125,9 +127,10 @@ def main() -> None:
 
         def q_score(rule: Rule, questions=questions, lists=lists, symbols=symbols) -> dict[str, float]:
             hit = mrr = 0.0
-            for q, p in zip(questions, lists):
+            for q, p in zip(questions, lists, strict=True):
                 rows = rule(p, p)[:10]
-                rank = next((i for i, r in enumerate(rows, 1) if symbol_matches(symbols[r], q["symbols"])), None)
+                found = (i for i, r in enumerate(rows, 1) if symbol_matches(symbols[r], q["symbols"]))
+                rank = next(found, None)
                 if rank is not None:
                     hit += rank <= 5
                     mrr += 1.0 / rank

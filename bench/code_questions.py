@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         s = score(ranks, args.k)
         print(f"| {label} | {s[f'hit@{args.k}']:.3f} | {s['mrr@10']:.3f} |")
         if args.show_misses:
-            for q, r in zip(questions, ranks):
+            for q, r in zip(questions, ranks, strict=True):
                 if r is None or r > args.k:
                     print(f"    miss ({r}): {q['q']}  -> {q['symbols'][0]}")
     return 0

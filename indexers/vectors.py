@@ -383,7 +383,8 @@ def search_faiss(
             allowed_ids = np.flatnonzero(allowed).astype(np.int64)
             if len(allowed_ids) == 0:
                 return []
-            params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed_ids))
+            selector = faiss.IDSelectorBatch(allowed_ids)
+            params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]  # stub lacks `sel`
             scores, ids = index.search(query, min(k, len(allowed_ids)), params=params)
     finally:
         faiss.omp_set_num_threads(threads)

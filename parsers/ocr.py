@@ -149,7 +149,8 @@ def detect(image: np.ndarray, det_scale: float) -> list[Quad]:
     if result.boxes is None or len(result.boxes) == 0:
         return []
     sx, sy = image.shape[1] / small.shape[1], image.shape[0] / small.shape[0]
-    return [np.asarray(q, dtype=np.float32) * np.float32([sx, sy]) for q in result.boxes]
+    scale = np.array([sx, sy], dtype=np.float32)
+    return [np.asarray(q, dtype=np.float32) * scale for q in result.boxes]
 
 
 def read_lines(image: np.ndarray, quads: Sequence[Quad]) -> list[tuple[str, Box, float]]:
@@ -224,10 +225,10 @@ def probe_crop(image: np.ndarray, quad: Quad) -> np.ndarray:
         keep = min(1.0, _PROBE_ASPECT * along / max(across, 1.0))
         a, b = (1 - keep) / 2, (1 + keep) / 2
         corners = [tl + a * (bl - tl), tr + a * (br - tr), tr + b * (br - tr), tl + b * (bl - tl)]
-    source = np.float32(corners)
+    source = np.array(corners, dtype=np.float32)
     width, height = _side_lengths(source)
     w, h = max(1, round(width)), max(1, round(height))
-    target = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
     matrix = cv2.getPerspectiveTransform(source, target)
     return cv2.warpPerspective(image, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC)
 

@@ -205,7 +205,8 @@ class _CharDevice(PDFPageAggregatorWithMarkedContent):
         cs = self.colorspaces.get(id(ncs))
         if cs is None or cs[0] is not ncs:
             cs = self.colorspaces[id(ncs)] = (ncs, resolve_and_decode(ncs.name))
-        scolor, ncolor = graphicstate.scolor, graphicstate.ncolor
+        scolor: Any = graphicstate.scolor
+        ncolor: Any = graphicstate.ncolor
         scolor = scolor if isinstance(scolor, tuple) else (scolor,)
         ncolor = ncolor if isinstance(ncolor, tuple) else (ncolor,)
         fontname, page_number, page_height, doctop = (
@@ -214,7 +215,8 @@ class _CharDevice(PDFPageAggregatorWithMarkedContent):
             self.page_height,
             self.doctop,
         )
-        mb_x0, mb_top, out = self.mb_x0, self.mb_top, self.cur_item._objs
+        mb_x0, mb_top = self.mb_x0, self.mb_top
+        out: list[Any] = self.cur_item._objs  # CharRecords stand in for LTChars (see module doc)
         (a, b, c, d, e, f) = matrix
         upright = a * d * scaling > 0 and b * c <= 0
         bottom_y, top_y = descent + rise, descent + rise + fontsize
@@ -365,5 +367,6 @@ class _CharDevice(PDFPageAggregatorWithMarkedContent):
             bottom=(self.page_height - y0) + self.mb_top,
             doctop=self.doctop + top,
         )
-        self.cur_item._objs.append(record)  # type: ignore[arg-type] - LTContainer.add, minus a call
+        # LTContainer.add, minus a call
+        self.cur_item._objs.append(record)  # type: ignore[arg-type]
         return adv

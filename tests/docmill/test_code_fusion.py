@@ -7,21 +7,39 @@ import docmill
 
 FUNCTIONS = {
     "geometry.py": [
-        ("polygon_area", "points", "total = 0.0\n    for (x1, y1), (x2, y2) in zip(points, points[1:] + points[:1]):\n"
-         "        total += x1 * y2 - x2 * y1\n    return abs(total) / 2"),
-        ("centroid", "points", "xs = [p[0] for p in points]\n    ys = [p[1] for p in points]\n"
-         "    return sum(xs) / len(xs), sum(ys) / len(ys)"),
+        (
+            "polygon_area",
+            "points",
+            "total = 0.0\n    for (x1, y1), (x2, y2) in zip(points, points[1:] + points[:1]):\n"
+            "        total += x1 * y2 - x2 * y1\n    return abs(total) / 2",
+        ),
+        (
+            "centroid",
+            "points",
+            "xs = [p[0] for p in points]\n    ys = [p[1] for p in points]\n"
+            "    return sum(xs) / len(xs), sum(ys) / len(ys)",
+        ),
     ],
     "textutil.py": [
-        ("slugify_title", "title", "cleaned = re.sub(r'[^a-z0-9]+', '-', title.lower())\n"
-         "    return cleaned.strip('-')"),
+        (
+            "slugify_title",
+            "title",
+            "cleaned = re.sub(r'[^a-z0-9]+', '-', title.lower())\n    return cleaned.strip('-')",
+        ),
         ("count_vowels", "text", "return sum(1 for ch in text.lower() if ch in 'aeiou')"),
     ],
     "netio.py": [
-        ("retry_fetch", "url, attempts", "for attempt in range(attempts):\n        try:\n"
-         "            return urlopen(url).read()\n        except OSError:\n            time.sleep(2 ** attempt)\n"
-         "    raise TimeoutError(url)"),
-        ("parse_header_line", "line", "key, _, value = line.partition(':')\n    return key.strip().lower(), value.strip()"),
+        (
+            "retry_fetch",
+            "url, attempts",
+            "for attempt in range(attempts):\n        try:\n            return urlopen(url).read()\n"
+            "        except OSError:\n            time.sleep(2 ** attempt)\n    raise TimeoutError(url)",
+        ),
+        (
+            "parse_header_line",
+            "line",
+            "key, _, value = line.partition(':')\n    return key.strip().lower(), value.strip()",
+        ),
     ],
 }
 
