@@ -88,8 +88,9 @@ def rules() -> dict[str, Rule]:
             out[f"rrf k={k:g} w=cov^{power}"] = lambda p, f, k=k, e=power: fused(p, k, f["coverage"] ** e)
             out[f"rrf k={k:g} w=cov5^{power}"] = lambda p, f, k=k, e=power: fused(p, k, f["coverage5"] ** e)
         for t in (0.5, 0.6, 0.7, 0.8):
-            out[f"rrf k={k:g} w=1 if cov>={t} else 0.1"] = (
-                lambda p, f, k=k, t=t: fused(p, k, 1.0 if f["coverage"] >= t else 0.1))
+            out[f"rrf k={k:g} w=1 if cov>={t} else 0.1"] = lambda p, f, k=k, t=t: fused(
+                p, k, 1.0 if f["coverage"] >= t else 0.1
+            )
     for alpha in (0.2, 0.3, 0.5):
         out[f"convex minmax alpha_bm25={alpha}"] = lambda p, f, a=alpha: convex(p, a)
     return out
@@ -106,8 +107,7 @@ def main() -> None:
         data = load_beir(folder, split)
         index = docmill.open_index(index_dir)
         qids = sorted(data.queries)
-        lists = collect(index, [data.queries[q] for q in qids],
-                        Path(index_dir) / f"code-lab-{split}.json")
+        lists = collect(index, [data.queries[q] for q in qids], Path(index_dir) / f"code-lab-{split}.json")
         doc_of = [c.doc_id for c in index.chunks.all()]
 
         def beir_score(rule: Rule, qids=qids, lists=lists, doc_of=doc_of, data=data) -> dict[str, float]:

@@ -60,15 +60,23 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     index = docmill.open_index(args.index)
     questions = [q for p in args.questions for q in load(Path(p))]
-    print(f"{args.index}: {len(questions)} questions; stored fusion rrf_k={index.fusion_rrf_k} "
-          f"weights={index.fusion_weights}")
+    print(
+        f"{args.index}: {len(questions)} questions; stored fusion rrf_k={index.fusion_rrf_k} "
+        f"weights={index.fusion_weights}"
+    )
     runs: list[tuple[str, dict[str, Any]]] = [
-        ("bm25", {"mode": "bm25"}), ("vector", {"mode": "vector"}), ("hybrid (stored)", {"mode": "hybrid"}),
+        ("bm25", {"mode": "bm25"}),
+        ("vector", {"mode": "vector"}),
+        ("hybrid (stored)", {"mode": "hybrid"}),
     ]
     if args.grid:
-        runs += [(f"hybrid k={k:g} w_bm25={w:g}", {"mode": "hybrid", "rrf_k": k,
-                                                   "weights": {"bm25": w, "vector": 1.0}})
-                 for k, w in GRID]
+        runs += [
+            (
+                f"hybrid k={k:g} w_bm25={w:g}",
+                {"mode": "hybrid", "rrf_k": k, "weights": {"bm25": w, "vector": 1.0}},
+            )
+            for k, w in GRID
+        ]
     print(f"| run | hit@{args.k} | MRR@10 |\n|---|---:|---:|")
     for label, search in runs:
         ranks = [first_rank(index, q, **search) for q in questions]

@@ -308,8 +308,6 @@ def measure_rotation(eval_root: Path) -> dict[str, Any]:
     return out
 
 
-
-
 def _ocr_case(path: Path, reference: str, dpi: int) -> dict[str, Any]:
     started = time.perf_counter()
     doc = parse(path, ParseOptions(ocr=True, ocr_dpi=dpi))

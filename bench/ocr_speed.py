@@ -69,8 +69,6 @@ def instrument(module: Any) -> None:
     module._render = timed_render
 
 
-
-
 def cases(eval_root: Path) -> list[tuple[str, Path, str]]:
     docling = eval_root / "docling" / "ocr"
     reference = (docling / "groundtruth/rapidocr/full_page/ocr_test.rapidocr.full_page.md").read_text()

@@ -137,9 +137,7 @@ class BM25Index:
             weights.append(self.data[start:end] * count if count > 1 else self.data[start:end])
         # One C loop over all postings of the query (a term's postings never repeat a document,
         # different terms' postings add up), summed in float64 like the reference formula.
-        totals = np.bincount(
-            np.concatenate(docs), weights=np.concatenate(weights), minlength=self.n_docs
-        )
+        totals = np.bincount(np.concatenate(docs), weights=np.concatenate(weights), minlength=self.n_docs)
         return totals.astype(np.float32)
 
     def score_document(self, query_tokens: Sequence[str], doc_tokens: Sequence[str]) -> float:

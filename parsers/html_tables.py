@@ -68,8 +68,9 @@ class _Reader(HTMLParser):
             if not table.rows:
                 table.rows.append([])
             values = dict(attrs)
-            table.cell = _Cell(header=tag == "th", colspan=_span(values.get("colspan")),
-                               rowspan=_span(values.get("rowspan")))
+            table.cell = _Cell(
+                header=tag == "th", colspan=_span(values.get("colspan")), rowspan=_span(values.get("rowspan"))
+            )
             table.rows[-1].append(table.cell)
         elif tag == "caption":
             table.caption = []

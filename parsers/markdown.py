@@ -228,7 +228,11 @@ def _html_table_blocks(
             if table.title is None and path:
                 table = dataclasses.replace(table, title=path[-1])
             yield Block(
-                kind="table", text=table.markdown(), heading_path=path, lines=lines, table=table,
+                kind="table",
+                text=table.markdown(),
+                heading_path=path,
+                lines=lines,
+                table=table,
                 metadata={"format": "html"},
             )
 

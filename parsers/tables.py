@@ -280,6 +280,7 @@ def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] 
 
 # --- rotation -----------------------------------------------------------------------------------
 
+
 def upright_cell(chars: Sequence[Char], table_angle: int) -> list[Char]:
     """A cell's characters turned upright when they run at another angle than the table's text
     (a column label printed sideways), so they read as one line, not one letter per line."""

@@ -93,7 +93,10 @@ def test_manifest_records_documents_and_skips(small_index):
     assert "not a PDF" in by_path["proj/notes/broken.pdf"].reason
     assert by_path["proj/notes/empty.md"].reason == "empty file"
     assert manifest.embedding == {
-        "model": "all-MiniLM-L6-v2", "dim": 384, "normalized": True, "backend": "torch"
+        "model": "all-MiniLM-L6-v2",
+        "dim": 384,
+        "normalized": True,
+        "backend": "torch",
     }
     assert manifest.tokenizer["name"] == "docmill-words"
     assert manifest.counts["chunks"] == sum(d.chunks for d in manifest.documents)

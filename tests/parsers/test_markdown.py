@@ -152,7 +152,7 @@ def test_html_table_in_markdown_becomes_a_table_block() -> None:
         "<table>\n<caption>Monthly &amp; annual</caption>\n"
         "<thead><tr><th>Plan</th><th>Monthly</th><th>Annual</th></tr></thead>\n"
         "<tr><td>Free</td><td>0</td><td>0</td></tr>\n"
-        "<tr><td rowspan=\"2\">Pro</td><td colspan=\"2\">ask<br>sales</td></tr>\n"
+        '<tr><td rowspan="2">Pro</td><td colspan="2">ask<br>sales</td></tr>\n'
         "<tr><td>12</td><td>120 | yearly</td></tr>\n"
         "<tr><td>Team</td><td><table><tr><td>inner</td></tr></table></td><td>x</td></tr>\n"
         "</table>\n<p>VAT extra.</p>\n"

@@ -19,8 +19,6 @@ make_pdfs = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_pdfs)
 
 
-
-
 def test_vertical_boxes_mean_a_page_on_its_side() -> None:
     assert ocr.is_vertical([(0, 0, 20, 300), (30, 0, 50, 280), (60, 0, 80, 100)])
     assert not ocr.is_vertical([(0, 0, 300, 20), (0, 30, 280, 50), (0, 60, 20, 80)])
