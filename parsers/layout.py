@@ -35,9 +35,14 @@ class Segment:
         return (self.top + self.bottom) / 2
 
 
-def words_to_segments(words: Iterable[Segment], gap_ratio: float = 1.2) -> list[Segment]:
-    """Group words into lines (by vertical overlap), then split lines at gaps wider than
-    ``gap_ratio`` x the line height, so two columns never fuse into one line."""
+def words_to_segments(
+    words: Iterable[Segment], gap_ratio: float = 1.2, narrow_ratio: float = 0.6, min_lines: int = 5
+) -> list[Segment]:
+    """Group words into lines (by vertical overlap), then split lines at column gutters, so two
+    columns never fuse into one line: at any gap wider than ``gap_ratio`` x the line height, and
+    at a narrower gap (over ``narrow_ratio`` x the height) where at least ``min_lines`` lines have
+    such a gap at the same x (a tight gutter between columns of small type, as in a three-column
+    notice); a single wide space in justified text has no such company and does not split."""
     lines: list[list[Segment]] = []
     for word in sorted(words, key=lambda w: (w.top, w.x0)):
         for line in reversed(lines[-4:]):
@@ -48,18 +53,39 @@ def words_to_segments(words: Iterable[Segment], gap_ratio: float = 1.2) -> list[
                 break
         else:
             lines.append([word])
-    segments: list[Segment] = []
     for line in lines:
         line.sort(key=lambda w: w.x0)
+    gutters = _tight_gutters(lines, narrow_ratio, min_lines)
+    segments: list[Segment] = []
+    for line in lines:
         height = max(w.height for w in line)
         run = [line[0]]
         for word in line[1:]:
-            if word.x0 - run[-1].x1 > gap_ratio * height:
+            gap = word.x0 - run[-1].x1
+            in_gutter = gap > narrow_ratio * height and any(run[-1].x1 <= x <= word.x0 for x in gutters)
+            if gap > gap_ratio * height or in_gutter:
                 segments.append(merge_words(run))
                 run = []
             run.append(word)
         segments.append(merge_words(run))
     return segments
+
+
+def _tight_gutters(lines: Sequence[Sequence[Segment]], ratio: float, min_lines: int) -> list[float]:
+    """x positions (whole points) that lie inside a gap wider than ``ratio`` x the line height,
+    after at least six line heights of text, in at least ``min_lines`` lines, and are crossed by
+    fewer words than that."""
+    gaps: Counter[int] = Counter()
+    crossed: Counter[int] = Counter()
+    for line in lines:
+        height = max(w.height for w in line)
+        for a, b in zip(line, line[1:], strict=False):
+            # a column ends at the gap: text to its left, not a list marker or a number before it
+            if b.x0 - a.x1 > ratio * height and a.x1 - line[0].x0 > 6 * height:
+                gaps.update(range(int(a.x1) + 1, int(b.x0)))
+        for w in line:
+            crossed.update(range(int(w.x0) + 1, int(w.x1)))
+    return [x for x, n in gaps.items() if n >= min_lines and crossed[x] < n]
 
 
 def merge_words(words: Sequence[Segment]) -> Segment:

@@ -216,6 +216,40 @@ def test_reading_order_title_then_left_then_right_column() -> None:
     assert order == ["Title across both columns", "L0", "L1", "L2", "L3", "R0", "R1", "R2", "R3", order[-1]]
 
 
+def _words(line: str, x: float, top: float, size: float = 9.0) -> list[layout.Segment]:
+    out, at = [], x
+    for word in line.split():
+        out.append(layout.Segment(word, at, top, at + 4.5 * len(word), top + size, size))
+        at += 4.5 * len(word) + 2.5  # a normal word space, 0.28 em
+    return out
+
+
+def test_a_tight_gutter_between_three_columns_splits_lines_a_wide_justified_space_does_not() -> None:
+    # three columns of 9 pt text, 8 pt apart (less than the 1.2 x height that splits any line)
+    words = []
+    for i in range(8):
+        top = 40 + 12 * i
+        words += _words(f"left column line {i} text", 40, top)  # ends at x 135.5
+        words += _words(f"middle column line {i} text", 143.5, top)  # an 8 pt gutter
+    segments = layout.words_to_segments(words)
+    assert sorted({s.text.split()[0] for s in segments}) == ["left", "middle"]
+    assert all(not (s.x0 < 140 < s.x1) for s in segments)
+    # one line of a single column with a 9 pt space (justified) stays one segment
+    lone = _words("justified line", 40, 300)
+    wide = [lone[0], layout.Segment("wide", lone[0].x1 + 9, 300, lone[0].x1 + 27, 309, 9.0)]
+    assert [s.text for s in layout.words_to_segments(wide)] == ["justified wide"]
+    # list markers in a column of bullets are not a gutter
+    bullets = [
+        w for i in range(8) for w in _words(f"• item number {i} in a list of things", 40, 400 + 12 * i)
+    ]
+    shift = {True: 0.0, False: 8.0}  # text 8 pt after its bullet
+    bullets = [
+        layout.Segment(w.text, w.x0 + shift[w.text == "•"], w.top, w.x1 + shift[w.text == "•"], w.bottom, 9.0)
+        for w in bullets
+    ]
+    assert all(s.text.startswith("• item") for s in layout.words_to_segments(bullets))
+
+
 def test_ragged_single_column_is_not_split() -> None:
     segs = [seg("long line of body text", 50, 10 + 14 * i, 500 if i % 3 else 200) for i in range(8)]
     assert layout.reading_order(segs) == sorted(segs, key=lambda s: s.top)
