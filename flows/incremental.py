@@ -43,7 +43,7 @@ def reuse_key(config: IngestConfig) -> dict[str, Any]:
 
     return {
         "docmill": __version__,
-        "parse": dataclasses.asdict(config.parse),
+        "parse": config.parse.output_settings(),
         "chunk": {"max_tokens": config.chunk.max_tokens, "token_count": "estimate-v1"},
     }
 

@@ -53,7 +53,8 @@ def _parse_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str
 
     # Hashed: the key names a file in Prefect's result storage, and paths + option reprs overflow
     # the 255-byte file name limit.
-    key = hashlib.sha256(f"{__version__}\x00{ref.rel_path}\x00{options!r}".encode()).hexdigest()[:32]
+    settings = sorted(options.output_settings().items())
+    key = hashlib.sha256(f"{__version__}\x00{ref.rel_path}\x00{settings!r}".encode()).hexdigest()[:32]
     return f"docmill-parse-{key}-{digest.hexdigest()}"
 
 

@@ -17,6 +17,11 @@ MB = 1024 * 1024
 MARKDOWN_NESTING_CEILING = 100
 
 
+# How a file is parsed, not what it parses to (tests/parsers/test_pdf_parallel.py: the parallel
+# parse equals the serial one).
+OUTPUT_NEUTRAL = frozenset({"pdf_workers"})
+
+
 @dataclass(frozen=True)
 class ParseOptions:
     # any file
@@ -49,6 +54,11 @@ class ParseOptions:
                 f"ParseOptions.markdown_max_nesting must be <= {MARKDOWN_NESTING_CEILING} "
                 f"(deeper nesting risks RecursionError), got {self.markdown_max_nesting}"
             )
+
+    def output_settings(self) -> dict[str, Any]:
+        """The options that can change what a file parses to (cache and reuse keys): all but
+        OUTPUT_NEUTRAL, so a change of worker count re-parses nothing."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in OUTPUT_NEUTRAL}
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> ParseOptions:

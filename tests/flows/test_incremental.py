@@ -134,6 +134,20 @@ def test_full_rebuild_and_changed_settings_reprocess_everything(
     assert rechunked.parsed == 5 and rechunked.chunks > full.chunks  # other chunk options: re-parse
 
 
+def test_a_parse_setting_that_cannot_change_the_output_reparses_nothing(
+    tree_copy, tmp_path, hash_config, hash_embedder
+):
+    from parsers.options import ParseOptions
+
+    index = tmp_path / "idx"
+    run_ingest([tree_copy], index, hash_config, embedder=hash_embedder)
+    serial = IngestConfig(model=hash_config.model, parse=ParseOptions(pdf_workers=1))
+    again = run_ingest([tree_copy], index, serial, embedder=hash_embedder)
+    assert again.parsed == 0 and not again.published  # pdf_workers: how, not what
+    no_ocr = IngestConfig(model=hash_config.model, parse=ParseOptions(ocr=False))
+    assert run_ingest([tree_copy], index, no_ocr, embedder=hash_embedder).parsed == 5  # what: re-parse
+
+
 def test_another_model_never_hits_the_cache(tree_copy, tmp_path, hash_embedder):
     from docmill_test_fakes import HashEmbedder
 
