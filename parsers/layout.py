@@ -284,6 +284,28 @@ def find_furniture(pages: Sequence[Sequence[Segment]], page_heights: Sequence[fl
     return {k for k, n in seen.items() if n >= need}
 
 
+def running_title(pages: Sequence[Sequence[Segment]], page_heights: Sequence[float]) -> str | None:
+    """The running header that names the document, if any: of the furniture lines in the first
+    page's top margin, the one in the largest type that reads as words (at least two words of
+    letters, no page number). It is dropped from every page as furniture, so without it a report
+    that prints its title only there would have none."""
+    if not pages:
+        return None
+    furniture = find_furniture(pages, page_heights)
+    candidates = [
+        s
+        for s in pages[0]
+        if s.bottom <= 0.12 * page_heights[0]
+        and furniture_key(s.text) in furniture
+        and not is_page_number(s.text)
+        and len(re.findall(r"[^\W\d_]{2,}", s.text)) >= 2
+        and not _DIGITS.search(s.text)
+    ]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda s: (s.size, -s.top)).text
+
+
 def _in_margin(seg: Segment, height: float) -> bool:
     return seg.bottom <= 0.12 * height or seg.top >= 0.88 * height
 

@@ -66,12 +66,13 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
         info_title = _info_title(pdf)
     if not pages:
         raise SkipFile(meta.get("truncated") or "no pages")
+    running = layout.running_title([p.segments for p in pages], [p.height for p in pages])
     blocks = assemble(pages, outline)
     if not blocks and meta.get("ocr_skipped"):
         raise SkipFile(f"no text layer, and OCR was not run: {meta['ocr_skipped'][0]}")
     if not blocks:
         meta["empty"] = "no text layer" + ("" if options.ocr else " and OCR disabled")
-    title = info_title or (outline[0][1] if outline else None) or _first_heading(blocks)
+    title = info_title or (outline[0][1] if outline else None) or _first_heading(blocks) or running
     return [
         ParsedDocument(
             doc_id=source.rel_path,

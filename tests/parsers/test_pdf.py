@@ -140,6 +140,26 @@ def test_unmapped_glyphs_are_left_out_and_a_page_of_them_is_ocrd(tmp_path: Path)
         assert pdf.needs_ocr(page, [], readable=20, unmapped=200)  # mostly `(cid:NN)`: OCR it
 
 
+def test_a_title_printed_only_as_running_header_becomes_the_document_title(tmp_path: Path) -> None:
+    from reportlab.lib.pagesizes import letter
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "budget.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter)
+    for page in (1, 2):
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 760, "Harbor Works Budget")  # top margin, every page
+        c.drawString(500, 30, f"Page {page}")
+        c.setFont("Helvetica", 11)
+        for i in range(12):
+            c.drawString(72, 700 - 16 * i, f"Line item {page}-{i}: dredging and quay repairs, phase {i}.")
+        c.showPage()
+    c.save()
+    doc = parse_file(path)
+    assert doc.title == "Harbor Works Budget"
+    assert not any("Harbor Works Budget" in b.text for b in doc.blocks)  # still dropped from the pages
+
+
 def test_two_columns_read_column_by_column(manual: ParsedDocument) -> None:
     page3 = [b.text for b in manual.blocks if b.page == 3 and b.kind == "paragraph"]
     assert page3 == [
