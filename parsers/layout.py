@@ -7,6 +7,7 @@ top-down (``top`` < ``bottom``), in any unit, as long as one page uses one unit.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -76,16 +77,21 @@ def _tight_gutters(lines: Sequence[Sequence[Segment]], ratio: float, min_lines: 
     after at least six line heights of text, in at least ``min_lines`` lines, and are crossed by
     fewer words than that."""
     gaps: Counter[int] = Counter()
-    crossed: Counter[int] = Counter()
     for line in lines:
         height = max(w.height for w in line)
         for a, b in zip(line, line[1:], strict=False):
             # a column ends at the gap: text to its left, not a list marker or a number before it
             if b.x0 - a.x1 > ratio * height and a.x1 - line[0].x0 > 6 * height:
                 gaps.update(range(int(a.x1) + 1, int(b.x0)))
+    candidates = sorted(x for x, n in gaps.items() if n >= min_lines)
+    if not candidates:
+        return []
+    crossed: Counter[int] = Counter()  # words crossing each candidate: int(x0) < x < int(x1)
+    for line in lines:
         for w in line:
-            crossed.update(range(int(w.x0) + 1, int(w.x1)))
-    return [x for x, n in gaps.items() if n >= min_lines and crossed[x] < n]
+            lo, hi = bisect.bisect_right(candidates, int(w.x0)), bisect.bisect_left(candidates, int(w.x1))
+            crossed.update(candidates[lo:hi])
+    return [x for x in candidates if crossed[x] < gaps[x]]
 
 
 def merge_words(words: Sequence[Segment]) -> Segment:
@@ -284,18 +290,15 @@ def find_furniture(pages: Sequence[Sequence[Segment]], page_heights: Sequence[fl
     return {k for k, n in seen.items() if n >= need}
 
 
-def running_title(pages: Sequence[Sequence[Segment]], page_heights: Sequence[float]) -> str | None:
-    """The running header that names the document, if any: of the furniture lines in the first
-    page's top margin, the one in the largest type that reads as words (at least two words of
-    letters, no page number). It is dropped from every page as furniture, so without it a report
-    that prints its title only there would have none."""
-    if not pages:
-        return None
-    furniture = find_furniture(pages, page_heights)
+def running_title(first_page: Sequence[Segment], height: float, furniture: set[str]) -> str | None:
+    """The running header that names the document, if any: of the ``furniture`` lines (from
+    ``find_furniture``) in the first page's top margin, the one in the largest type that reads as
+    words (at least two words of letters, no page number). It is dropped from every page as
+    furniture, so without it a report that prints its title only there would have none."""
     candidates = [
         s
-        for s in pages[0]
-        if s.bottom <= 0.12 * page_heights[0]
+        for s in first_page
+        if s.bottom <= 0.12 * height
         and furniture_key(s.text) in furniture
         and not is_page_number(s.text)
         and len(re.findall(r"[^\W\d_]{2,}", s.text)) >= 2

@@ -66,8 +66,9 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
         info_title = _info_title(pdf)
     if not pages:
         raise SkipFile(meta.get("truncated") or "no pages")
-    running = layout.running_title([p.segments for p in pages], [p.height for p in pages])
-    blocks = assemble(pages, outline)
+    furniture = layout.find_furniture([p.segments for p in pages], [p.height for p in pages])
+    running = layout.running_title(pages[0].segments, pages[0].height, furniture)
+    blocks = assemble(pages, outline, furniture)
     if not blocks and meta.get("ocr_skipped"):
         raise SkipFile(f"no text layer, and OCR was not run: {meta['ocr_skipped'][0]}")
     if not blocks:
@@ -316,9 +317,9 @@ def _first_heading(blocks: Sequence[Block]) -> str | None:
     return next((b.text for b in blocks if b.kind == "heading"), None)
 
 
-def assemble(pages: list[PageContent], outline: list[tuple[int, str]]) -> list[Block]:
-    """Blocks for all pages: furniture dropped, headings levelled, continued tables merged."""
-    furniture = layout.find_furniture([p.segments for p in pages], [p.height for p in pages])
+def assemble(pages: list[PageContent], outline: list[tuple[int, str]], furniture: set[str]) -> list[Block]:
+    """Blocks for all pages: ``furniture`` (layout.find_furniture) dropped, headings levelled,
+    continued tables merged."""
     for p in pages:
         p.segments = layout.drop_furniture(p.segments, p.height, furniture)
     levels = HeadingLevels(outline, [s for p in pages if p.ocr is None for s in p.segments])
