@@ -120,8 +120,8 @@ class HybridIndex:
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
-                embedding = self.manifest.embedding
-                self._embedder = Embedder(embedding["model"], backend=embedding.get("backend", "torch"))
+                model = self.manifest.embedding["model"]
+                self._embedder = Embedder(model, backend=self.manifest.embedding_backend)
             return self._embedder
 
     def query_unknown_share(self, query: str) -> float:
@@ -352,7 +352,7 @@ def open_index(
     model = manifest.embedding.get("model")
     if embedder is None and (not model or not model_available(model)):
         raise ModelUnavailable(f"index {root} was embedded with model {model!r}, which is not available here")
-    backend = manifest.embedding.get("backend", "torch")
+    backend = manifest.embedding_backend
     given = (embedder.model_name, getattr(embedder, "backend", "torch")) if embedder is not None else None
     if given is not None and given != (model, backend):
         message = "index {} was embedded with {!r} ({}), not {!r} ({})"

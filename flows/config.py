@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from chunkers.sizing import ChunkOptions
-from indexers.vectors import DEFAULT_MODEL
+from indexers.vectors import BACKENDS, DEFAULT_MODEL
 from parsers.options import ParseOptions, reject_unknown_fields
 
 
@@ -40,8 +40,6 @@ class IngestConfig:
             raise ValueError(f"b must be within [0, 1], got {self.b}")
         if self.batch_size < 1 or self.keep_builds < 1:
             raise ValueError("batch_size and keep_builds must be >= 1")
-        from indexers.vectors import BACKENDS
-
         if self.embedding_backend not in BACKENDS:
             choices = ", ".join(BACKENDS)
             raise ValueError(f"unknown embedding_backend {self.embedding_backend!r}; expected: {choices}")

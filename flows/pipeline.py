@@ -321,7 +321,7 @@ def reusable_fusion(
         return None
     m = previous.manifest
     same_retrievers = (
-        same_embedding(m.embedding, config)
+        same_embedding(m, config)
         and m.tokenizer == make_tokenizer(config).to_dict()
         and m.bm25 == {"k1": config.k1, "b": config.b}
     )
@@ -351,9 +351,9 @@ def embedding_info(config: IngestConfig, vectors: np.ndarray) -> dict:
     }
 
 
-def same_embedding(embedding: dict, config: IngestConfig) -> bool:
-    backend = embedding.get("backend", "torch")
-    return bool(embedding.get("model") == config.model and backend == config.embedding_backend)
+def same_embedding(manifest: Manifest, config: IngestConfig) -> bool:
+    model = manifest.embedding.get("model")
+    return bool(model == config.model and manifest.embedding_backend == config.embedding_backend)
 
 
 def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, sources: Sequence[str]) -> bool:
@@ -361,7 +361,7 @@ def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, so
     m = previous.manifest
     return (
         previous.reusable
-        and same_embedding(m.embedding, config)
+        and same_embedding(m, config)
         and m.tokenizer == make_tokenizer(config).to_dict()
         and m.bm25 == {"k1": config.k1, "b": config.b}
         and m.sources == [str(s) for s in sources]

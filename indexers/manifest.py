@@ -58,6 +58,12 @@ class Manifest:
     extra: dict[str, Any] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
+    @property
+    def embedding_backend(self) -> str:
+        """How the vectors were computed (indexers.vectors.BACKENDS); builds made before the
+        backend was recorded used torch."""
+        return str(self.embedding.get("backend", "torch"))
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
