@@ -44,7 +44,7 @@ def _span(value: str | None) -> int:
 class _Reader(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.tables: list[tuple[Table, int]] = []  # (table, order of its start among text pieces)
+        self.tables: list[Table] = []
         self.outside: list[str] = []  # text outside tables, with "\x00" where a table stood
         self._stack: list[_TableState] = []
         self._in_caption = False
@@ -90,7 +90,7 @@ class _Reader(HTMLParser):
                 if outer.cell is not None and done is not None:
                     outer.cell.text.append(" ".join(" ".join(r) for r in done.rows))
             elif done is not None:
-                self.tables.append((done, len(self.outside)))
+                self.tables.append(done)
                 self.outside.append("\x00")
         elif tag in ("td", "th"):
             table.cell = None
@@ -157,9 +157,8 @@ def read_html_tables(fragment: str) -> tuple[list[Table], list[str]]:
     reader = _Reader()
     reader.feed(fragment)
     reader.close()
-    tables = [t for t, _ in reader.tables]
     texts = ["".join(piece) for piece in _split_at_tables(reader.outside)]
-    return tables, texts
+    return reader.tables, texts
 
 
 def _split_at_tables(pieces: list[str]) -> list[list[str]]:
