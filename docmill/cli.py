@@ -179,6 +179,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from flows.config import IngestConfig
 
     modes = [Mode.from_str(m.strip()).value for m in args.modes.split(",") if m.strip()]
+    if args.queries:
+        return _eval_questions(args, modes)
+    if not args.beir:
+        raise ValueError("eval needs --beir DIR or --queries FILE (with --docs DIR or --index INDEX)")
     dataset = load_beir(args.beir, args.split)
     if args.max_queries:
         dataset = dataclasses.replace(
@@ -198,6 +202,53 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _print_json(report)
     else:
         print(format_table(report))
+    return EXIT_OK
+
+
+def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
+    """`docmill eval --queries FILE (--docs DIR | --index INDEX)`: hit@k / MRR / abstain rates of
+    a question set, the tree indexed through the real (incremental, cached) ingest."""
+    from docmill.eval import evaluate_questions, format_questions, tree_index
+    from docmill.index import open_index
+    from docmill.questions import load_questions, select_half
+    from flows.config import IngestConfig
+
+    questions = load_questions(args.queries)
+    if args.offtopic:
+        questions += load_questions(args.offtopic, offtopic=True)
+    questions = select_half(questions, args.half)
+    if args.index:
+        index_path = Path(args.index)
+        root = ""
+    elif args.docs:
+        config = IngestConfig(model=args.model, embedding_backend=args.embedding_backend)
+        index_path = tree_index(Path(args.docs), Path(args.cache), config)
+        root = Path(args.docs).resolve().name
+    else:
+        raise ValueError("--queries needs the tree it asks about: --docs DIR (indexed here) or --index INDEX")
+    index = open_index(index_path)
+    if args.max_queries:
+        questions = questions[: args.max_queries]
+    summary, records = evaluate_questions(index, questions, modes, root=root)
+    report = {
+        "questions_file": str(args.queries),
+        "half": args.half,
+        "questions": sum(not q.offtopic for q in questions),
+        "offtopic": sum(q.offtopic for q in questions),
+        "index": str(index_path),
+        "fusion": index.manifest.extra.get("fusion", {}),
+        "modes": summary,
+    }
+    if args.report:
+        from docmill.report import write_report
+
+        report["report"] = str(write_report(Path(args.report), report, records))
+    if args.json:
+        _print_json({**report, "per_question": records} if args.per_question else report)
+    else:
+        print(format_questions(report))
+        if args.report:
+            print(f"report: {report['report']}")
     return EXIT_OK
 
 
@@ -283,10 +334,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_inspect)
 
-    p = sub.add_parser("eval", help="score retrieval on a BEIR-format set (nDCG@10, Recall@10/100, MRR@10)")
-    p.add_argument(
-        "--beir", required=True, metavar="DIR", help="folder with corpus.jsonl, queries.jsonl, qrels/"
+    p = sub.add_parser(
+        "eval", help="score retrieval on a BEIR-format set or a question set over a tree (--queries)"
     )
+    p.add_argument("--beir", metavar="DIR", help="folder with corpus.jsonl, queries.jsonl, qrels/")
+    p.add_argument(
+        "--queries",
+        metavar="FILE",
+        help="question set (JSONL: query + relevant path / path+lines / symbols / pages)",
+    )
+    p.add_argument("--docs", metavar="DIR", help="the tree the --queries ask about (indexed into --cache)")
+    p.add_argument("--index", help="an existing index to score --queries against")
+    p.add_argument("--offtopic", metavar="FILE", help="questions nothing in the tree answers (text or JSONL)")
+    p.add_argument("--half", default="all", choices=("all", "fit", "held"), help="questions by hash of id")
+    p.add_argument("--report", metavar="DIR", help="write report.md with plots (matplotlib) here")
+    p.add_argument("--per-question", action="store_true", help="with --json: one record per question")
     p.add_argument("--split", default="test")
     p.add_argument("--modes", default="bm25,vector,hybrid")
     p.add_argument("--k", type=int, default=10, help="cut-off shown in the table's nDCG (fixed at 10)")

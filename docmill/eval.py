@@ -69,11 +69,28 @@ def ensure_index(dataset: BeirSet, cache_dir: Path, config: Any = None, embedder
     from flows.pipeline import run_ingest
 
     config = config or IngestConfig()
-    model_slug = "".join(ch if ch.isalnum() else "-" for ch in config.model)[-40:]
-    if config.embedding_backend == "onnx-int8":  # other vectors: another cached index
-        model_slug += "-int8"
-    index = cache_dir / f"{dataset.name}-{corpus_digest(dataset.corpus)}-{model_slug}"
+    index = cache_dir / f"{dataset.name}-{corpus_digest(dataset.corpus)}-{_model_slug(config)}"
     run_ingest([dataset.corpus], index, config, embedder=embedder)
+    return index
+
+
+def _model_slug(config: Any) -> str:
+    slug = "".join(ch if ch.isalnum() else "-" for ch in config.model)[-40:]
+    return slug + "-int8" if config.embedding_backend == "onnx-int8" else slug  # other vectors
+
+
+def tree_index(docs: Path, cache_dir: Path, config: Any = None) -> Path:
+    """The eval index of a source tree, kept current by the real incremental ingest (a no-op
+    when nothing in the tree changed), cached by the tree's absolute path and the model."""
+    from flows.config import IngestConfig
+    from flows.pipeline import run_ingest
+
+    if not docs.is_dir():
+        raise FileNotFoundError(f"no folder {docs}")
+    config = config or IngestConfig()
+    where = hashlib.sha256(str(docs.resolve()).encode()).hexdigest()[:10]
+    index = cache_dir / f"tree-{docs.resolve().name}-{where}-{_model_slug(config)}"
+    run_ingest([docs], index, config)
     return index
 
 
@@ -151,4 +168,84 @@ def format_table(report: Mapping[str, Any]) -> str:
             f"| {mode} | {m['ndcg@10']:.4f} | {m['recall@10']:.4f} | {m['recall@100']:.4f} | "
             f"{m['mrr@10']:.4f} | {m['abstained']:.1%} | {m['p50_ms']:.1f} |"
         )
+    return "\n".join(lines)
+
+
+def evaluate_questions(
+    index: Any,
+    questions: Sequence[Any],
+    modes: Sequence[str] = ("bm25", "vector", "hybrid"),
+    root: str = "",
+    depth: int = 50,
+    search_options: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """Each question searched as a user would (abstaining on), per mode: a summary per mode and
+    question kind (docmill.questions.Tally), and one record per question and mode for reports."""
+    from docmill.questions import Tally, first_rank
+
+    tallies: dict[str, dict[str, Tally]] = {m: {} for m in modes}
+    records: list[dict[str, Any]] = []
+    options = dict(search_options or {})
+    for question in questions:
+        for mode in modes:
+            result = index.search(question.query, k=depth, fetch_k=max(depth, 100), mode=mode, **options)
+            if result.abstained:  # what the hits would have been: scored separately
+                shown = index.search(
+                    question.query,
+                    k=depth,
+                    fetch_k=max(depth, 100),
+                    mode=mode,
+                    **{**options, "abstain": False},
+                )
+            else:
+                shown = result
+            rank = (
+                first_rank(question, [h.chunk for h in shown.hits], root) if not question.offtopic else None
+            )
+            confidence = getattr(result, "confidence", None)
+            kinds = ["all"] + ([question.kind] if question.kind and question.kind != "all" else [])
+            for kind in kinds:
+                tally = tallies[mode].setdefault(kind, Tally())
+                if question.offtopic:
+                    tally.offtopic += 1
+                    tally.offtopic_abstained += int(result.abstained)
+                else:
+                    tally.add(rank, result.abstained)
+                if confidence is not None:
+                    tally.confidences["abstained" if result.abstained else "answered"].append(confidence)
+            records.append(
+                {
+                    "id": question.id,
+                    "mode": mode,
+                    "kind": question.kind,
+                    "offtopic": question.offtopic,
+                    "rank": rank,
+                    "abstained": result.abstained,
+                    "reason": result.reason,
+                    "confidence": confidence,
+                }
+            )
+    summary = {m: {kind: t.summary() for kind, t in sorted(kinds.items())} for m, kinds in tallies.items()}
+    return summary, records
+
+
+def format_questions(report: Mapping[str, Any]) -> str:
+    lines = [
+        f"{report['questions_file']} ({report['half']}): {report['questions']} questions, "
+        f"{report['offtopic']} off-topic; index {report['index']}",
+        "| mode | kind | n | hit@1 | hit@5 | MRR@10 | hit@5 no abstain | wrongly abstained "
+        "| off-topic abstained |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for mode, kinds in report["modes"].items():
+        for kind, m in kinds.items():
+
+            def cell(key: str, fmt: str = "{:.3f}", m: Mapping[str, Any] = m) -> str:
+                return fmt.format(m[key]) if key in m else "-"
+
+            lines.append(
+                f"| {mode} | {kind} | {m.get('questions', 0)} | {cell('hit@1')} | {cell('hit@5')} | "
+                f"{cell('mrr@10')} | {cell('hit@5_no_abstain')} | {cell('wrongly_abstained', '{:.1%}')} | "
+                f"{cell('offtopic_abstained', '{:.1%}')} |"
+            )
     return "\n".join(lines)
