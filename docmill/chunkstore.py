@@ -40,4 +40,8 @@ class ChunkStore:
             return self._all
 
     def close(self) -> None:
-        os.close(self._fd)
+        """Close the file and drop the offsets' memory map (its own descriptor); idempotent."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self.__dict__.pop("_offsets", None)

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from indexers.manifest import Manifest, ManifestError
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
 from indexers.vectors import Embedder, ModelUnavailable, load_faiss, model_available, search_faiss
+
+if TYPE_CHECKING:
+    from docmill.live import LiveIndex
 
 CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE, BM25_DIR = (
     "chunks.jsonl",
@@ -336,17 +339,62 @@ class HybridIndex:
         return order + rest, factors
 
     def close(self) -> None:
+        """Release this build's file descriptor and memory maps now, not at some later garbage
+        collection (the object sits in a reference cycle through its query-term cache). Searching
+        a closed index raises."""
         self.chunks.close()
+        for name in ("bm25", "_faiss", "_terms"):
+            self.__dict__.pop(name, None)
+
+
+@overload
+def open_index(
+    path: str | Path,
+    embedder: Embedder | None = None,
+    verify_checksums: bool = False,
+    *,
+    follow: Literal[False] = False,
+    check_interval: float = ...,
+) -> HybridIndex: ...
+
+
+@overload
+def open_index(
+    path: str | Path,
+    embedder: Embedder | None = None,
+    verify_checksums: bool = False,
+    *,
+    follow: Literal[True],
+    check_interval: float = ...,
+) -> LiveIndex: ...
 
 
 def open_index(
-    path: str | Path, embedder: Embedder | None = None, verify_checksums: bool = False
-) -> HybridIndex:
+    path: str | Path,
+    embedder: Embedder | None = None,
+    verify_checksums: bool = False,
+    *,
+    follow: bool = False,
+    check_interval: float = 2.0,
+) -> HybridIndex | LiveIndex:
     """Open the current build of an index folder. Refuses, with a message saying what to do, a
     folder with no build, another schema version, missing or resized files, or a model that is not
-    available here."""
+    available here. With ``follow`` the result is a `docmill.live.LiveIndex`: it searches like a
+    HybridIndex and moves to each newly published build (checking CURRENT at most every
+    ``check_interval`` seconds), keeping its loaded model."""
     root = Path(path)
-    build = IndexStore(root).current_build()
+    if follow:
+        from docmill.live import LiveIndex
+
+        return LiveIndex(root, embedder, verify_checksums, check_interval=check_interval)
+    return open_build(root, IndexStore(root).current_build(), embedder, verify_checksums)
+
+
+def open_build(
+    root: Path, build: Path, embedder: Embedder | None = None, verify_checksums: bool = False
+) -> HybridIndex:
+    """Open one build folder of ``root`` after checking its manifest, files and model (see
+    open_index)."""
     manifest = Manifest.read(build)
     manifest.verify_files(build, checksums=verify_checksums)
     model = manifest.embedding.get("model")
