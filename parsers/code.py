@@ -347,6 +347,8 @@ def count_syntax_errors(root: Node) -> int:
 
 
 def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
+    from parsers.code_graph import extract as extract_graph  # it builds on this module's walker
+
     language = language_for(source.rel_path) or language_for(source.path.name)
     if language is None:
         raise SkipFile(f"no code grammar for suffix {PurePosixPath(source.rel_path).suffix!r}")
@@ -379,5 +381,6 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
             sha256=source.sha256,
             blocks=blocks,
             metadata=metadata,
+            graph=extract_graph(root, data, language),
         )
     ]

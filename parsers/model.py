@@ -94,6 +94,51 @@ class Block:
             raise ValueError(f"bad line range {self.lines!r}")
 
 
+REF_KINDS: tuple[str, ...] = ("call", "import", "type")
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A function/method/class-like definition: ``symbol`` as in a code block (``Class.method``),
+    ``lines`` the 1-based inclusive span of the definition itself (decorators and comments not
+    included), ``signature`` its text up to the body."""
+
+    symbol: str
+    lines: tuple[int, int]
+    kind: str
+    signature: str
+
+    @property
+    def name(self) -> str:
+        return self.symbol.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A use of ``name`` on 1-based ``line``: a call, an import or a type reference, inside the
+    definition ``symbol`` (None at module level). ``name`` is the name as defined, not as written:
+    a call through an import alias (``from m import chat as talk; talk()``) refers to ``chat``.
+    ``qualifier`` is the dotted module the name was imported from or called through (``m``,
+    ``numpy`` for ``np.array()``) or the scope written before it (``Foo`` in ``Foo::new()``), when
+    the file says so; ``member`` marks ``obj.name`` through a receiver that is not an imported module
+    (a method or field of something). Resolution is by name otherwise."""
+
+    name: str
+    line: int
+    symbol: str | None
+    kind: str
+    qualifier: str | None = None
+    member: bool = False
+
+
+@dataclass(frozen=True)
+class CodeGraph:
+    """The definitions and references of one source file (empty for a file with neither)."""
+
+    definitions: tuple[Definition, ...] = ()
+    references: tuple[Reference, ...] = ()
+
+
 @dataclass(frozen=True)
 class ParsedDocument:
     """A parsed source document.
@@ -109,6 +154,8 @@ class ParsedDocument:
     blocks: tuple[Block, ...]
     title: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    # code files only: definitions and references (parsers.code_graph); not part of to_json
+    graph: CodeGraph | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The `docmill parse --json` shape."""
