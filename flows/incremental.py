@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkers.model import Chunk
+from indexers.graph import GRAPH_VERSION, FileGraph, read_graph
 from indexers.manifest import DocumentRecord, Manifest, ManifestError, file_sha256
 from indexers.store import IndexStore, NoIndex
 
@@ -45,6 +46,7 @@ def reuse_key(config: IngestConfig) -> dict[str, Any]:
         "docmill": __version__,
         "parse": config.parse.output_settings(),
         "chunk": {"max_tokens": config.chunk.max_tokens, "token_count": "estimate-v1"},
+        "graph": GRAPH_VERSION,  # a reused file's references come from the previous graph.jsonl
     }
 
 
@@ -105,6 +107,7 @@ class PreviousBuild:
     reusable: bool  # chunks may be reused (same reuse key); embeddings are reused regardless
     chunks_by_path: dict[str, list[Chunk]]
     cache: EmbeddingCache
+    graph_by_path: dict[str, FileGraph] = field(default_factory=dict)
 
     def record(self, path: str) -> DocumentRecord | None:
         return self._records.get(path)
@@ -135,7 +138,12 @@ def load_previous(
                 chunk = Chunk.from_json(json.loads(line))
                 chunks_by_path.setdefault(chunk.path, []).append(chunk)
     return PreviousBuild(
-        folder.name, manifest, reusable, chunks_by_path, EmbeddingCache.load(folder, embeddings_file)
+        folder.name,
+        manifest,
+        reusable,
+        chunks_by_path,
+        EmbeddingCache.load(folder, embeddings_file),
+        read_graph(folder) if reusable else {},
     )
 
 
@@ -229,6 +237,26 @@ def assemble(
         chunks.extend(doc_chunks)
         records.append(record)
     return chunks, records
+
+
+def assemble_graph(
+    the_plan: Plan, outcomes: Mapping[str, ParseOutcome], previous: PreviousBuild | None
+) -> list[FileGraph]:
+    """The code graph of the new build in source order: a reused file's entry from the previous
+    build, a parsed one's from its parse (call after ``assemble``, which settles each status)."""
+    files: list[FileGraph] = []
+    for ref in the_plan.refs:
+        if ref.rel_path in the_plan.reuse:
+            old = previous.graph_by_path.get(ref.rel_path) if previous is not None else None
+            files.extend([old] if old is not None else [])
+            continue
+        outcome = outcomes[ref.rel_path]
+        if outcome.record.status != "indexed":
+            continue
+        for doc in outcome.documents:
+            if doc.graph is not None:
+                files.append(FileGraph(doc.path, str(doc.metadata.get("language", "")), doc.graph))
+    return files
 
 
 @dataclass

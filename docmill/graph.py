@@ -1,0 +1,248 @@
+"""Who defines and who uses a symbol: the code graph of a build (indexers.graph), read with the
+standard library only.
+
+Resolution is by name, narrowed by what the file says: a reference whose import (or imported
+receiver, ``np.array()``) names a module reaches only definitions in a file or class that module
+can name (its last segment is one of the definition's path segments or enclosing classes). A
+reference with no such hint (``obj.chat()``) reaches every ``chat``: no types are inferred.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
+
+from docmill.hits import Hit
+from indexers.graph import (
+    GRAPH_FILE,
+    GRAPH_KEY,
+    GRAPH_VERSION,
+    FileGraph,
+    GraphUnavailable,
+    check_version,
+    read_rows,
+)
+from indexers.manifest import Manifest
+from parsers.model import Definition, Reference
+
+# file-name stems that stand for their folder (a package's __init__.py, Rust's mod.rs, index.js)
+_PACKAGE_STEMS = frozenset({"__init__", "mod", "index", "lib", "main"})
+
+
+def symbol_path(path: str, symbol: str | None) -> str | None:
+    """``pkg/client.py::Client.chat`` as in Chunk.symbol_path; None at module level."""
+    return f"{path}::{symbol}" if symbol else None
+
+
+@dataclass(frozen=True)
+class SymbolDefinition:
+    path: str
+    definition: Definition
+
+    def to_json(self) -> dict[str, Any]:
+        d = self.definition
+        return {"path": self.path, "lines": list(d.lines), "symbol_path": symbol_path(self.path, d.symbol)}
+
+
+@dataclass(frozen=True)
+class SymbolReference:
+    path: str
+    reference: Reference
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.reference
+        return {
+            "path": self.path,
+            "line": r.line,
+            "symbol_path": symbol_path(self.path, r.symbol),
+            "kind": r.kind,
+        }
+
+
+@dataclass(frozen=True)
+class References:
+    """The definitions of ``symbol`` and the references that can reach them, by file and line."""
+
+    symbol: str
+    definitions: tuple[SymbolDefinition, ...]
+    references: tuple[SymbolReference, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "symbol": self.symbol,
+            "definitions": [d.to_json() for d in self.definitions],
+            "references": [r.to_json() for r in self.references],
+        }
+
+    def text(self) -> str:
+        """The `docmill refs` listing."""
+        lines = [f"{len(self.definitions)} definition(s) of {self.symbol}:"]
+        for d in self.definitions:
+            lines.append(
+                f"  {d.path}:{d.definition.lines[0]}-{d.definition.lines[1]}  {d.definition.signature}"
+            )
+        lines.append(f"{len(self.references)} reference(s):")
+        for r in self.references:
+            where = r.reference.symbol or "<module>"
+            lines.append(f"  {r.path}:{r.reference.line}  {r.reference.kind:<6} in {where}")
+        return "\n".join(lines)
+
+
+def owner_segments(path: str, symbol: str) -> frozenset[str]:
+    """The names a module qualifier may use for a definition: its path's folders and file stem,
+    and its enclosing classes (``a/client.py`` + ``Client.chat`` -> a, client, Client)."""
+    pure = PurePosixPath(path)
+    parts = [*pure.parent.parts, pure.stem if pure.stem not in _PACKAGE_STEMS else ""]
+    return frozenset(p for p in (*parts, *symbol.split(".")[:-1]) if p)
+
+
+def reaches(reference: Reference, path: str, definition: Definition) -> bool:
+    """Can ``reference`` mean ``definition`` (in ``path``)? Not when its qualifier names a module or
+    class the definition is not in, nor when it is a member (``obj.chat()``) and the definition is
+    not (a module-level ``chat``); otherwise yes, by name."""
+    if reference.member and "." not in definition.symbol:
+        return False
+    if not reference.qualifier:
+        return True
+    return reference.qualifier.rsplit(".", 1)[-1] in owner_segments(path, definition.symbol)
+
+
+class CodeGraph:
+    """A build's definitions and references, indexed by name."""
+
+    def __init__(self, files: list[FileGraph]) -> None:
+        self.files = files
+        self.definitions: dict[str, list[SymbolDefinition]] = defaultdict(list)  # by short name
+        self.references_to: dict[str, list[SymbolReference]] = defaultdict(list)  # by name
+        self.calls_in: dict[tuple[str, str], list[str]] = defaultdict(list)  # (path, symbol) -> names
+        for item in files:
+            for d in item.graph.definitions:
+                self.definitions[d.name].append(SymbolDefinition(item.path, d))
+            for r in item.graph.references:
+                self.references_to[r.name].append(SymbolReference(item.path, r))
+                if r.kind == "call" and r.symbol:
+                    self.calls_in[(item.path, r.symbol)].append(r.name)
+
+    def find_definitions(self, name: str) -> list[SymbolDefinition]:
+        """``chat``, ``Client.chat`` (a symbol or its dotted tail) or ``path::Client.chat``."""
+        if "::" in name:
+            path, symbol = name.split("::", 1)
+            short = symbol.rsplit(".", 1)[-1]
+            return [
+                d for d in self.definitions.get(short, []) if d.path == path and d.definition.symbol == symbol
+            ]
+        short = name.rsplit(".", 1)[-1]
+        found = self.definitions.get(short, [])
+        if "." in name:
+            found = [
+                d for d in found if d.definition.symbol == name or d.definition.symbol.endswith("." + name)
+            ]
+        return list(found)
+
+    def resolve(self, ref: SymbolReference) -> list[SymbolDefinition]:
+        """The definitions ``ref`` can reach (empty: none in this build, e.g. a library call)."""
+        return [
+            d
+            for d in self.definitions.get(ref.reference.name, [])
+            if reaches(ref.reference, d.path, d.definition)
+        ]
+
+    def references(self, name: str) -> References:
+        """NAME's definitions and every reference that can reach one of them, sorted by file and
+        line. A name with no definition in the build (``print``) lists every use of the name."""
+        defs = self.find_definitions(name)
+        short = name.split("::")[-1].rsplit(".", 1)[-1]
+        candidates = self.references_to.get(short, [])
+        if defs:
+            candidates = [
+                r for r in candidates if any(reaches(r.reference, d.path, d.definition) for d in defs)
+            ]
+        if not defs and ("." in name or "::" in name):
+            candidates = []  # a qualified name that is not defined here has no references here
+        return References(
+            name,
+            tuple(sorted(defs, key=lambda d: (d.path, d.definition.lines[0]))),
+            tuple(sorted(candidates, key=lambda r: (r.path, r.reference.line, r.reference.kind))),
+        )
+
+    def context(self, path: str, symbol: str, limit: int = 5) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(used by, calls) of the definition ``path::symbol``: up to ``limit`` enclosing symbols
+        of the calls that can reach it, and up to ``limit`` names it calls, in file order."""
+        refs = self.references(f"{path}::{symbol}").references
+        used_by: list[str] = []
+        for r in refs:
+            if r.reference.kind != "call":
+                continue
+            where = symbol_path(r.path, r.reference.symbol) or r.path
+            if where != f"{path}::{symbol}" and where not in used_by:
+                used_by.append(where)
+        calls = list(dict.fromkeys(self.calls_in.get((path, symbol), [])))
+        return tuple(used_by[:limit]), tuple(calls[:limit])
+
+
+class GraphFile:
+    """A build's graph.jsonl, opened with the build (so a reader keeps it after a later publish
+    prunes the folder) and parsed on first use."""
+
+    def __init__(self, build: Path, manifest: Manifest) -> None:
+        self.build, self.manifest = build, manifest
+        path = build / GRAPH_FILE
+        self._handle: IO[bytes] | None = open(path, "rb") if GRAPH_FILE in manifest.files else None  # noqa: SIM115
+        self._graph: CodeGraph | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def readable(self) -> bool:
+        """The build has a graph of the version this docmill reads."""
+        info = self.manifest.extra.get(GRAPH_KEY)
+        return self._handle is not None and isinstance(info, dict) and info.get("version") == GRAPH_VERSION
+
+    def with_context(self, hits: list[Hit]) -> list[Hit]:
+        """Code hits with their "used by" / "calls" lists; unchanged without a readable graph."""
+        if not self.readable or not any(h.chunk.kind == "code" and h.chunk.symbol for h in hits):
+            return hits
+        graph = self.load()
+        out = []
+        for hit in hits:
+            c = hit.chunk
+            if c.kind == "code" and c.symbol:
+                used_by, calls = graph.context(c.path, c.symbol)
+                hit = dataclasses.replace(hit, used_by=used_by, calls=calls)
+            out.append(hit)
+        return out
+
+    def load(self) -> CodeGraph:
+        """The parsed graph; GraphUnavailable (saying to re-ingest) for a build without one."""
+        index = str(self.build.parent.parent)
+        check_version(self.manifest.extra, index)
+        if self._handle is None:
+            raise GraphUnavailable(
+                f"index {index} does not list {GRAPH_FILE}; re-ingest it with `docmill ingest`"
+            )
+        with self._lock:
+            if self._graph is None:
+                self._graph = CodeGraph(list(read_rows(self._handle)))
+            return self._graph
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+
+
+def open_graph(path: str | Path) -> CodeGraph:
+    """The code graph of an index folder's current build, without loading its retrievers (what
+    `docmill refs` and `docmill repo-map` need). Raises GraphUnavailable for a build without one."""
+    from indexers.store import IndexStore
+
+    build = IndexStore(Path(path)).current_build()
+    manifest = Manifest.read(build)
+    manifest.verify_files(build)
+    graph_file = GraphFile(build, manifest)
+    try:
+        return graph_file.load()
+    finally:
+        graph_file.close()
