@@ -10,6 +10,7 @@ reference with no such hint (``obj.chat()``) reaches every ``chat``: no types ar
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections import defaultdict
 from dataclasses import dataclass
@@ -92,6 +93,7 @@ class References:
         return "\n".join(lines)
 
 
+@functools.lru_cache(maxsize=65536)
 def owner_segments(path: str, symbol: str) -> frozenset[str]:
     """The names a module qualifier may use for a definition: its path's folders and file stem,
     and its enclosing classes (``a/client.py`` + ``Client.chat`` -> a, client, Client)."""

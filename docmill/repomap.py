@@ -3,7 +3,8 @@ definitions, ranked by PageRank over the file reference graph and cut to a token
 
 A file that uses a name defined in another file gives it an edge, weighted by how often it uses
 the name (square root, so one chatty file does not dominate) and split between the files that
-define it; names defined in many files (``get``, ``run``) and private names weigh less. After
+define it; names defined in many files (``get``, ``run``), private names and calls through a receiver of
+unknown type (``obj.append()``) weigh less. After
 PageRank over files, each file passes its rank along its edges to the definitions its references
 reach: a definition ranks by how much important code uses it. ``focus`` (a path or a symbol)
 personalises the walk, so what the focused files use ranks first.
@@ -25,6 +26,7 @@ from parsers.model import Reference
 
 DAMPING = 0.85
 COMMON_NAME_FILES = 5  # a name defined in more files than this is probably generic
+MEMBER_WEIGHT = 0.2
 DEFAULT_TOKENS = 1024
 
 
@@ -52,8 +54,10 @@ def pagerank(
     return rank
 
 
-def name_weight(name: str, defining_files: int, focus_names: frozenset[str]) -> float:
+def name_weight(name: str, defining_files: int, focus_names: frozenset[str], member: bool) -> float:
     weight = 10.0 if name in focus_names else 1.0
+    if member:  # obj.append(): the receiver's type is unknown, so this is weak evidence
+        weight *= MEMBER_WEIGHT
     if name.startswith("_"):
         weight *= 0.1
     if defining_files > COMMON_NAME_FILES:
@@ -156,7 +160,7 @@ class Ranker:
             files = {d.path for d in targets}
             if not targets:
                 continue
-            weight = math.sqrt(count) * name_weight(name, len(files), focus_names) / len(targets)
+            weight = math.sqrt(count) * name_weight(name, len(files), focus_names, member) / len(targets)
             found.extend((self.row[path], self.row[d.path], d, weight) for d in targets)
         return found
 
@@ -171,16 +175,16 @@ class Ranker:
         out_weight = np.zeros(len(self.paths))
         for src, _, _, weight in edges:
             out_weight[src] += weight
-        score: dict[SymbolDefinition, float] = defaultdict(float)
+        score: dict[int, float] = defaultdict(float)  # by id() of the graph's own definitions
         for src, _, d, weight in edges:
-            score[d] += rank[src] * weight / out_weight[src]
-        ranked = []
-        for item in self.graph.files:
-            for definition in item.graph.definitions:
-                d = SymbolDefinition(item.path, definition)
-                # unreferenced definitions follow, in the order of their file's rank
-                ranked.append((score.get(d, 0.0) + 1e-6 * rank[self.row[item.path]], d))
-        ranked.sort(key=lambda x: (-x[0], x[1].path, x[1].definition.lines[0]))
+            score[id(d)] += rank[src] * weight / out_weight[src]
+        ranked = [
+            # unreferenced definitions follow, in the order of their file's rank
+            (score.get(id(d), 0.0) + 1e-6 * rank[self.row[d.path]], d)
+            for defs in self.graph.definitions.values()
+            for d in defs
+        ]
+        ranked.sort(key=lambda x: (-x[0], x[1].path, x[1].definition.lines[0], x[1].definition.symbol))
         return ranked
 
 

@@ -119,6 +119,7 @@ def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize_module(module: str) -> str:
     """A module as dotted segments: ``./lib/client.js`` -> ``lib.client``, ``crate::a::b`` ->
     ``a.b``, ``github.com/spf13/cobra`` -> ``github.com.spf13.cobra``."""
