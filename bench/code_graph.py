@@ -117,7 +117,7 @@ def cmd_map(tree: Path, tokens: int) -> None:
         t = time.perf_counter()
         result = repo_map(graph, tokens=tokens)
         mapped = time.perf_counter() - t
-    counts = f"{summary['files']} code files, {summary['definitions']} definitions, {summary['references']} refs"
+    counts = ", ".join(f"{summary[k]} {k}" for k in ("files", "definitions", "references"))
     print(f"{tree}: {counts}")
     print(f"code parse {with_graph:.2f} s, of which graph extraction {extraction:.2f} s")
     print(f"graph.jsonl {size / 1e6:.2f} MB; load {loaded:.2f} s; repo map ({tokens} tokens) {mapped:.2f} s")
