@@ -64,19 +64,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _filters(pairs: Sequence[str]) -> dict[str, Any]:
-    filters: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise ValueError(f"--filter takes KEY=VALUE, got {pair!r}")
-        if key == "pages":
-            lo, _, hi = value.partition("-")
-            filters["pages"] = (int(lo), int(hi or lo))
-        elif key.startswith("metadata."):
-            filters.setdefault("metadata", {})[key.removeprefix("metadata.")] = value
-        else:
-            filters.setdefault(key, []).append(value)
-    return filters
+    from docmill.filters import from_pairs
+
+    return from_pairs(pairs)
 
 
 def cmd_query(args: argparse.Namespace) -> int:
@@ -252,6 +242,20 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
     return EXIT_OK
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from docmill.serve import serve
+
+    return serve(
+        args.index,
+        host=args.host,
+        port=args.port,
+        token=args.token,
+        allow_remote=args.allow_remote,
+        cors_origins=args.cors_origin,
+        check_interval=args.check_interval,
+    )
+
+
 def _index_option_first(argv: list[str]) -> list[str]:
     """`query` and `inspect` take the index as their first argument; like `ingest`, they also
     accept it as `--index INDEX` anywhere after the command, moved here into that place."""
@@ -327,6 +331,18 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "chunk":
             p.add_argument("--max-tokens", type=int, default=200)
         p.set_defaults(func=func)
+
+    p = sub.add_parser("serve", help="serve an index over HTTP (JSON API + search page), live")
+    p.add_argument("index")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (also: env DOCMILL_TOKEN)")
+    p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host without a token")
+    p.add_argument(
+        "--cors-origin", action="append", default=[], metavar="ORIGIN", help="allow CORS from ORIGIN"
+    )
+    p.add_argument("--check-interval", type=float, default=2.0, help="seconds between checks for a new build")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("inspect", help="show an index's manifest and check its files")
     p.add_argument("index")

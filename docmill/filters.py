@@ -57,3 +57,24 @@ def mask(chunks: Sequence[Chunk], filters: Mapping[str, Any] | None) -> np.ndarr
         return None
     validate(filters)
     return np.fromiter((_matches(c, filters) for c in chunks), dtype=bool, count=len(chunks))
+
+
+def from_pairs(pairs: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` strings (the CLI's --filter, the server's ?filter=) -> filters for `mask`:
+    path/kind/language/doc_id repeat as alternatives, ``pages=A-B``, ``metadata.KEY=V``."""
+    filters: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"a filter takes KEY=VALUE (e.g. kind=table), got {pair!r}")
+        if key == "pages":
+            lo, _, hi = value.partition("-")
+            if not (lo.strip().isdigit() and (hi or lo).strip().isdigit()):
+                raise ValueError(f"filter pages takes FIRST-LAST page numbers (e.g. 2-5), got {value!r}")
+            filters["pages"] = (int(lo), int(hi or lo))
+        elif key.startswith("metadata."):
+            filters.setdefault("metadata", {})[key.removeprefix("metadata.")] = value
+        else:
+            filters.setdefault(key, []).append(value)
+    validate(filters)
+    return filters

@@ -73,6 +73,10 @@ class LiveIndex:
         self._closed = False
 
     @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
     def build_name(self) -> str:
         """The build new searches run on."""
         return self._current.index.build.name

@@ -108,6 +108,7 @@ class Embedder:
         self._query_path: str | None = None  # "onnx", "onnx-int8", "torch" or "reference"
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
+        self._prepare_lock = threading.Lock()
 
     def _load(self) -> Any:
         with self._lock:
@@ -221,8 +222,11 @@ class Embedder:
     def _prepare_query_path(self) -> None:
         """Pick the query path once: ONNX (int8 when that is the backend, so queries and passages
         match), else plain torch; each is checked against the reference on a probe text."""
-        if self._query_path is not None:
-            return
+        with self._prepare_lock:  # concurrent first queries (a server) would export ONNX twice at once
+            if self._query_path is None:
+                self._query_path = self._choose_query_path()
+
+    def _choose_query_path(self) -> str:
         candidates = ["onnx-int8"] if self.backend == "onnx-int8" else ["onnx", "torch"]
         reference = self._reference([_PROBE_TEXT])[0]
         chosen = "reference"
@@ -243,7 +247,7 @@ class Embedder:
                 chosen = candidate
                 break
             log.warning("query path %s differs from sentence-transformers; not used", candidate)
-        self._query_path = chosen
+        return chosen
 
     def _features(self, texts: list[str]) -> dict[str, Any]:
         model = self._load()

@@ -14,21 +14,7 @@ import pytest
 
 import docmill
 from docmill.live import LiveIndex
-from flows.pipeline import run_ingest
 from indexers.store import IndexStore
-
-GENERATION_DOC = "notes/generation.md"
-
-
-def _generation_text(n: int) -> str:
-    return f"# Release notes\n\nThis build is generation marker{n} of the quokka release train.\n"
-
-
-def ingest_generation(tree: Path, index: Path, embedder, n: int) -> str:
-    """Publish a build whose notes/generation.md says `marker<n>`; returns the build name."""
-    (tree / GENERATION_DOC).parent.mkdir(parents=True, exist_ok=True)
-    (tree / GENERATION_DOC).write_text(_generation_text(n), encoding="utf-8")
-    return run_ingest([tree], index, embedder=embedder).build
 
 
 def copy_current_build(index: Path, edit=None, source: Path | None = None) -> str:
@@ -46,58 +32,41 @@ def copy_current_build(index: Path, edit=None, source: Path | None = None) -> st
     return target.name
 
 
-@pytest.fixture
-def live_tree(tmp_path, small_tree):
-    tree = tmp_path / "tree"
-    shutil.copytree(small_tree, tree)
-    return tree
-
-
-@pytest.fixture
-def live_index(tmp_path, live_tree, embedder):
-    index = tmp_path / "index"
-    ingest_generation(live_tree, index, embedder, 1)
-    return index
-
-
-def _marker(result) -> str | None:
-    for hit in result.hits:
-        if hit.chunk.path.endswith(GENERATION_DOC):
-            return next(w for w in hit.chunk.text.split() if w.startswith("marker"))
-    return None
-
-
-def test_refresh_switches_to_a_new_build_and_reuses_the_model(live_tree, live_index, embedder):
+def test_refresh_switches_to_a_new_build_and_reuses_the_model(
+    live_index, embedder, publish_generation, marker
+):
     live = docmill.open_index(live_index, embedder=embedder, follow=True, check_interval=3600)
     first = live.build_name
     assert live.refresh() is False  # nothing new published
-    assert _marker(live.search("generation marker quokka", mode="bm25")) == "marker1"
-    second = ingest_generation(live_tree, live_index, embedder, 2)
+    assert marker(live.search("generation marker quokka", mode="bm25")) == "marker1"
+    second = publish_generation(2)
     # check_interval not elapsed: searches stay on the first build until refresh()
-    assert _marker(live.search("generation marker quokka", mode="bm25")) == "marker1"
+    assert marker(live.search("generation marker quokka", mode="bm25")) == "marker1"
     assert live.refresh() is True
     assert live.build_name == second != first
-    assert _marker(live.search("generation marker quokka")) == "marker2"
+    assert marker(live.search("generation marker quokka")) == "marker2"
     assert live.current.embedder is embedder
     live.close()
 
 
-def test_follow_picks_up_publishes_without_refresh(live_tree, live_index, embedder):
+def test_follow_picks_up_publishes_without_refresh(live_index, embedder, publish_generation, marker):
     live = docmill.open_index(live_index, embedder=embedder, follow=True, check_interval=0)
-    ingest_generation(live_tree, live_index, embedder, 7)
-    assert _marker(live.search("generation marker quokka", mode="bm25")) == "marker7"
+    publish_generation(7)
+    assert marker(live.search("generation marker quokka", mode="bm25")) == "marker7"
     live.close()
 
 
-def test_search_in_flight_finishes_on_its_build_even_when_pruned(live_tree, live_index, embedder):
+def test_search_in_flight_finishes_on_its_build_even_when_pruned(
+    live_index, embedder, publish_generation, marker
+):
     live = LiveIndex(live_index, embedder, check_interval=3600)
     with live.acquire() as old:
         for n in (2, 3, 4, 5):  # keep_builds=3: the old build's folder is deleted
-            ingest_generation(live_tree, live_index, embedder, n)
+            publish_generation(n)
         assert live.refresh() is True
         assert not old.build.exists()
-        assert _marker(old.search("generation marker quokka")) == "marker1"
-        assert _marker(live.search("generation marker quokka")) == "marker5"
+        assert marker(old.search("generation marker quokka")) == "marker1"
+        assert marker(live.search("generation marker quokka")) == "marker5"
         assert old.chunks._fd >= 0  # still held
     assert old.chunks._fd == -1  # released with the last lease
     live.close()
@@ -117,13 +86,13 @@ def _truncate_vectors(build: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "why"), [(_other_model, "some-other-model"), (_truncate_vectors, "vectors.faiss")]
 )
-def test_a_refused_build_keeps_the_old_one_serving(live_index, embedder, caplog, edit, why):
+def test_a_refused_build_keeps_the_old_one_serving(live_index, embedder, caplog, edit, why, marker):
     live = LiveIndex(live_index, embedder, check_interval=0)
     serving = live.build_name
     with caplog.at_level(logging.WARNING, logger="docmill.live"):
         bad = copy_current_build(live_index, edit)
         assert live.refresh() is False
-        assert _marker(live.search("generation marker quokka")) == "marker1"
+        assert marker(live.search("generation marker quokka")) == "marker1"
     assert live.build_name == serving
     assert why in live.refused[bad]
     assert any(bad in r.getMessage() and why in r.getMessage() for r in caplog.records)
@@ -145,7 +114,7 @@ def _mapped_files(index: Path) -> int:
         return sum(1 for line in maps if str(index) in line)
 
 
-def test_no_descriptor_or_mapping_growth_over_100_publishes(live_index, embedder):
+def test_no_descriptor_or_mapping_growth_over_100_publishes(live_index, embedder, marker):
     live = LiveIndex(live_index, embedder, check_interval=0)
     live.search("generation marker quokka")  # warm: model, ONNX session, caches
     for _ in range(3):
@@ -156,7 +125,7 @@ def test_no_descriptor_or_mapping_growth_over_100_publishes(live_index, embedder
     for _ in range(100):
         copy_current_build(live_index)
         result = live.search("generation marker quokka", filters={"kind": "text"})
-        assert _marker(result) == "marker1"
+        assert marker(result) == "marker1"
         switched += live.build_name == IndexStore(live_index).current_name()
     assert switched == 100
     assert _open_fds() <= fds, (fds, _open_fds())
@@ -164,7 +133,9 @@ def test_no_descriptor_or_mapping_growth_over_100_publishes(live_index, embedder
     live.close()
 
 
-def test_searches_from_threads_during_publishes_each_see_one_build(live_tree, live_index, embedder):
+def test_searches_from_threads_during_publishes_each_see_one_build(
+    live_index, embedder, publish_generation, marker
+):
     live = LiveIndex(live_index, embedder, check_interval=0)
     errors: list[BaseException] = []
     seen: list[tuple[str, str | None]] = []
@@ -176,7 +147,7 @@ def test_searches_from_threads_during_publishes_each_see_one_build(live_tree, li
                 with live.acquire() as index:
                     result = index.search("generation marker quokka")
                     # the build's own manifest names what this search ran on
-                    seen.append((index.build.name, _marker(result)))
+                    seen.append((index.build.name, marker(result)))
             except BaseException as exc:  # collected and asserted below
                 errors.append(exc)
                 return
@@ -186,7 +157,7 @@ def test_searches_from_threads_during_publishes_each_see_one_build(live_tree, li
         thread.start()
     builds = {live.build_name: "marker1"}
     for n in (2, 3, 4):
-        builds[ingest_generation(live_tree, live_index, embedder, n)] = f"marker{n}"
+        builds[publish_generation(n)] = f"marker{n}"
     stop.set()
     for thread in threads:
         thread.join()

@@ -1,0 +1,163 @@
+"""The search page `docmill serve` shows at `/`: server-rendered HTML, no scripts, so a search is a
+link (`/?q=...`). Pure functions from a query and its result to a page."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Mapping
+from urllib.parse import urlencode
+
+from docmill.hits import Hit, SearchResult
+
+MODES = ("hybrid", "bm25", "vector")
+KINDS = ("", "text", "table", "code")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+
+_STYLE = """
+body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;color:#222}
+form{display:flex;flex-wrap:wrap;gap:.5rem;margin-bottom:1rem}
+input[name=q]{flex:1 1 20rem;font-size:1rem;padding:.35rem}
+.hit{border-top:1px solid #ddd;padding:.6rem 0}
+.citation{font-weight:600;word-break:break-all}
+.text{white-space:pre-wrap;margin:.3rem 0}
+.explain,.meta{color:#666;font-size:.85rem;font-family:ui-monospace,monospace}
+mark{background:#fde68a}
+table{border-collapse:collapse;margin:.3rem 0}
+td,th{border:1px solid #ccc;padding:.15rem .4rem;text-align:left}
+.abstained,.error{padding:.6rem;border-radius:4px}
+.abstained{background:#f3f4f6}.error{background:#fee2e2}
+"""
+
+
+def query_terms(query: str) -> list[str]:
+    """Words of the query worth marking in a hit (two characters or more, CJK single characters
+    too), longest first so a longer term wins over its prefix."""
+    words = {w.lower() for w in _WORD.findall(query) if len(w) > 1 or not w.isascii()}
+    return sorted(words, key=lambda w: (-len(w), w))
+
+
+def highlight(text: str, terms: Iterable[str]) -> str:
+    """``text`` HTML-escaped, with each word starting with a query term wrapped in <mark>
+    (`install` marks `installer`: the BM25 side matches stems)."""
+    terms = list(terms)
+    if not terms:
+        return html.escape(text)
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(t) for t in terms) + r")\w*", re.IGNORECASE)
+    out, last = [], 0
+    for match in pattern.finditer(text):
+        out.append(html.escape(text[last : match.start()]))
+        out.append(f"<mark>{html.escape(match.group(0))}</mark>")
+        last = match.end()
+    out.append(html.escape(text[last:]))
+    return "".join(out)
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(inner)]
+
+
+def table_html(text: str, terms: Iterable[str]) -> str:
+    """A table chunk (an optional title line, then a Markdown pipe table) as an HTML table; the
+    rows above the separator line are the header."""
+    terms = list(terms)
+    lines = text.splitlines()
+    title = [line for line in lines if not line.lstrip().startswith("|")]
+    rows = [line for line in lines if line.lstrip().startswith("|")]
+    cut = next((i for i, line in enumerate(rows) if _SEPARATOR.match(line.strip())), None)
+    header, body = (rows[:cut], rows[cut + 1 :]) if cut is not None else ([], rows)
+
+    def row(line: str, tag: str) -> str:
+        return "<tr>" + "".join(f"<{tag}>{highlight(c, terms)}</{tag}>" for c in _cells(line)) + "</tr>"
+
+    parts = [f'<div class="text">{highlight(" ".join(title), terms)}</div>'] if title else []
+    parts.append("<table>")
+    if any(any(_cells(h)) for h in header):
+        parts.append("<thead>" + "".join(row(h, "th") for h in header) + "</thead>")
+    parts.append("<tbody>" + "".join(row(b, "td") for b in body) + "</tbody></table>")
+    return "".join(parts)
+
+
+def hit_html(rank: int, hit: Hit, terms: list[str]) -> str:
+    chunk = hit.chunk
+    if chunk.kind == "table":
+        body = table_html(chunk.text, terms)
+    elif chunk.kind == "code":
+        body = f'<pre class="text"><code>{highlight(chunk.text, terms)}</code></pre>'
+    else:
+        body = f'<div class="text">{highlight(chunk.text, terms)}</div>'
+    return (
+        f'<div class="hit" data-rank="{rank}" data-chunk="{html.escape(chunk.id)}">'
+        f'<div class="citation">[{rank}] {html.escape(hit.citation)}</div>'
+        f'<div class="meta">{html.escape(chunk.kind)}</div>{body}'
+        f'<div class="explain">{html.escape(hit.explain)}</div></div>'
+    )
+
+
+def _select(name: str, options: Iterable[str], chosen: str, labels: Mapping[str, str]) -> str:
+    items = "".join(
+        f'<option value="{html.escape(o)}"{" selected" if o == chosen else ""}>'
+        f"{html.escape(labels.get(o, o))}</option>"
+        for o in options
+    )
+    return f'<select name="{name}" aria-label="{name}">{items}</select>'
+
+
+def form_html(query: str, mode: str, kind: str, path: str) -> str:
+    return (
+        '<form method="get" action="/" role="search">'
+        f'<input name="q" value="{html.escape(query)}" placeholder="Search the index" autofocus>'
+        + _select("mode", MODES, mode, {})
+        + _select("kind", KINDS, kind, {"": "any kind"})
+        + f'<input name="path" value="{html.escape(path)}" placeholder="path glob, e.g. docs/*">'
+        + '<button type="submit">Search</button></form>'
+    )
+
+
+def results_html(query: str, result: SearchResult) -> str:
+    notes = "".join(f'<p class="meta">note: {html.escape(n)}</p>' for n in result.notes)
+    if result.abstained:
+        return notes + (
+            f'<div class="abstained">Nothing relevant was found for “{html.escape(query)}”: '
+            f"{html.escape(result.reason or 'no reason given')}.</div>"
+        )
+    if not result.hits:
+        return notes + '<div class="abstained">No hits (the filters may exclude every chunk).</div>'
+    terms = query_terms(query)
+    return notes + "".join(hit_html(i, hit, terms) for i, hit in enumerate(result.hits, start=1))
+
+
+def page(
+    *,
+    query: str = "",
+    mode: str = "hybrid",
+    kind: str = "",
+    path: str = "",
+    build: str,
+    result: SearchResult | None = None,
+    error: str | None = None,
+) -> str:
+    """The whole page: the form, then the results, an abstention or an error."""
+    if error:
+        body = f'<div class="error">{html.escape(error)}</div>'
+    elif result is not None:
+        link = "/?" + urlencode(
+            {k: v for k, v in (("q", query), ("mode", mode), ("kind", kind), ("path", path)) if v}
+        )
+        anchor = f'<a href="{html.escape(link)}">link to this search</a>'
+        body = f'<p class="meta">build {html.escape(build)} · {anchor}</p>'
+        body += results_html(query, result)
+    else:
+        body = f'<p class="meta">build {html.escape(build)}</p>'
+    title = f"{query} · docmill" if query else "docmill search"
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
+        f"<body><h1>docmill</h1>{form_html(query, mode, kind, path)}<main>{body}</main></body></html>"
+    )

@@ -1,0 +1,320 @@
+"""`docmill serve INDEX`: an HTTP face over `docmill.open_index(INDEX, follow=True)`.
+
+    GET  /search?q=&k=&mode=&filter=KEY=VALUE   the JSON of `docmill query --json` plus `build`
+    POST /search  {"query": ..., "k": ..., "filters": {...}, "weights": {...}, ...}
+    GET  /health   200 once the index is loaded (never needs the token)
+    GET  /index    build, created, counts, model, fusion settings
+    GET  /         the search page (docmill.page); /?q=... is a search as a link
+    GET  /docs     OpenAPI docs
+
+Every answer comes from one build, named in the JSON and the ``X-Docmill-Build`` header. Bad
+input is a 4xx whose ``error`` says what to change. Safe by default: loopback only unless a token
+is set (or the caller insists), a token guards everything but /health, request size, query
+length and k are bounded, and there is no CORS unless origins are given.
+
+FastAPI and uvicorn are imported here only, never by `import docmill`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from typing import Annotated, Any, Literal
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from docmill import page
+from docmill.filters import from_pairs, validate
+from docmill.hits import SearchResult
+from docmill.live import LiveIndex
+
+log = logging.getLogger(__name__)
+
+TOKEN_ENV = "DOCMILL_TOKEN"
+BUILD_HEADER = "X-Docmill-Build"
+MAX_QUERY_CHARS = 2000
+MAX_K = 100
+MAX_FETCH_K = 1000
+MAX_BODY_BYTES = 64 * 1024
+MAX_FILTERS = 32
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+ModeName = Literal["hybrid", "bm25", "vector"]
+KindName = Literal["text", "table", "code"]
+Query_ = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
+K = Annotated[int, Field(ge=1, le=MAX_K)]
+FetchK = Annotated[int, Field(ge=1, le=MAX_FETCH_K)]
+RrfK = Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)]
+Weight = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
+Strings = str | Annotated[list[str], Field(max_length=MAX_FILTERS)]
+
+
+class Filters(BaseModel):
+    """The filters of HybridIndex.search (docmill/filters.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: Strings | None = None
+    kind: KindName | list[KindName] | None = None
+    language: Strings | None = None
+    doc_id: Strings | None = None
+    pages: tuple[int, int] | None = None
+    metadata: dict[str, str | int | float | bool] | None = None
+
+
+class SearchBody(BaseModel):
+    """POST /search: the fields of HybridIndex.search."""
+
+    model_config = ConfigDict(extra="forbid")
+    query: Query_
+    k: K = 10
+    mode: ModeName = "hybrid"
+    fetch_k: FetchK = 100
+    rrf_k: RrfK | None = None
+    weights: dict[Literal["bm25", "vector"], Weight] | None = None
+    filters: Filters | None = None
+    abstain: bool = True
+
+
+class BadRequest(ValueError):
+    """Input a person can fix; answered with 400 and ``error``."""
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = tuple(err.get("loc", ()))
+        loc = loc[1:] if loc and loc[0] in ("query", "body", "path", "header") else loc  # where it came in
+        where = ".".join(str(p) for p in loc)
+        got = err.get("input")
+        shown = f" (got {json.dumps(got)[:80]})" if isinstance(got, str | int | float) else ""
+        parts.append(f"{where or 'request'}: {err.get('msg', 'invalid')}{shown}")
+    return "; ".join(parts)
+
+
+class Guard:
+    """Pure ASGI middleware: the bearer token (all but /health) and the request body bound, checked
+    before the app reads anything. The body is read here (bounded) and handed on whole."""
+
+    def __init__(self, app: ASGIApp, token: str | None, max_body: int = MAX_BODY_BYTES) -> None:
+        self.app, self.token, self.max_body = app, token, max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if self.token and scope["path"] != "/health" and not self._authorized(headers):
+            message = "missing or wrong token: send the header 'Authorization: Bearer <token>'"
+            await _error(401, message, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            return
+        too_big = _error(413, f"request body over {self.max_body} bytes")
+        declared = headers.get("content-length", "0")
+        if not declared.isdigit() or int(declared) > self.max_body:
+            await too_big(scope, receive, send)
+            return
+        chunks, size = [], 0
+        while True:
+            event = await receive()
+            if event["type"] != "http.request":
+                return  # client went away
+            size += len(event.get("body", b""))
+            if size > self.max_body:
+                await too_big(scope, receive, send)
+                return
+            chunks.append(event.get("body", b""))
+            if not event.get("more_body"):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    def _authorized(self, headers: dict[str, str]) -> bool:
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        assert self.token is not None
+        return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), self.token.encode())
+
+
+def _run_search(live: LiveIndex, query: str, options: dict[str, Any]) -> tuple[SearchResult, str]:
+    """One search on one build; the result and that build's name."""
+    if not query.strip():
+        raise BadRequest("the query is empty: pass q=your question")
+    with live.acquire() as index:
+        try:
+            result = index.search(query, **options)
+        except ValueError as exc:  # unknown mode, bad filter value, k out of range ...
+            raise BadRequest(str(exc)) from exc
+        return result, index.build.name
+
+
+def _answer(live: LiveIndex, query: str, options: dict[str, Any]) -> Response:
+    try:
+        result, build = _run_search(live, query, options)
+    except BadRequest as exc:
+        return _error(400, str(exc))
+    body = {"query": query, "build": build, **result.to_json()}
+    return JSONResponse(body, headers={BUILD_HEADER: build})
+
+
+def create_app(live: LiveIndex, token: str | None = None, cors_origins: Sequence[str] = ()) -> Any:
+    """The ASGI app over ``live`` (an open LiveIndex), wrapped in its Guard."""
+    app = FastAPI(title="docmill", summary="Hybrid (BM25 + vector) search over a docmill index")
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(422, _validation_message(exc))
+
+    @app.get("/health")
+    def health() -> Response:
+        if live.closed:
+            return _error(503, "index not loaded")
+        return JSONResponse({"status": "ok", "build": live.build_name})
+
+    @app.get("/index")
+    def index_info() -> Response:
+        return JSONResponse(dict(live.describe()))
+
+    @app.get("/search")
+    def search_get(
+        q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the question")],
+        k: Annotated[int, Query(ge=1, le=MAX_K)] = 10,
+        mode: Annotated[ModeName, Query()] = "hybrid",
+        fetch_k: Annotated[int, Query(ge=1, le=MAX_FETCH_K)] = 100,
+        rrf_k: Annotated[float | None, Query(gt=0, le=10_000, allow_inf_nan=False)] = None,
+        abstain: bool = True,
+        filter: Annotated[list[str], Query(max_length=MAX_FILTERS, description="KEY=VALUE")] = [],  # noqa: B006
+    ) -> Response:
+        try:
+            filters = from_pairs(filter) or None
+        except ValueError as exc:
+            return _error(400, str(exc))
+        options = {"k": k, "mode": mode, "fetch_k": fetch_k, "rrf_k": rrf_k, "abstain": abstain}
+        return _answer(live, q, {**options, "filters": filters})
+
+    @app.post("/search")
+    def search_post(body: SearchBody) -> Response:
+        filters = body.filters.model_dump(exclude_none=True) if body.filters else None
+        try:
+            validate(filters or {})
+        except ValueError as exc:
+            return _error(400, str(exc))
+        options = body.model_dump(exclude={"query", "filters"})
+        return _answer(live, body.query, {**options, "filters": filters or None})
+
+    @app.get("/", response_class=HTMLResponse)
+    def search_page(q: str = "", mode: str = "hybrid", kind: str = "", path: str = "") -> Response:
+        return _page(live, q, mode, kind, path)
+
+    if cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
+            expose_headers=[BUILD_HEADER],
+        )
+    return Guard(app, token)
+
+
+def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str) -> Response:
+    """The search page; a bad field is shown on the page with a 400."""
+
+    def render(build: str, **extra: Any) -> str:
+        return page.page(query=q, mode=mode, kind=kind, path=path, build=build, **extra)
+
+    if not q.strip():
+        return HTMLResponse(render(live.build_name))
+    problem = None
+    if mode not in page.MODES:
+        problem = f"unknown mode {mode!r}; expected one of: {', '.join(page.MODES)}"
+    elif kind not in page.KINDS:
+        problem = f"unknown kind {kind!r}; expected one of: {', '.join(page.KINDS[1:])}"
+    elif len(q) > MAX_QUERY_CHARS:
+        problem = f"the query is longer than {MAX_QUERY_CHARS} characters"
+    if problem:
+        return HTMLResponse(render(live.build_name, error=problem), status_code=400)
+    filters = {key: value for key, value in (("kind", kind), ("path", path)) if value}
+    try:
+        result, build = _run_search(live, q, {"k": 10, "mode": mode, "filters": filters or None})
+    except BadRequest as exc:
+        return HTMLResponse(render(live.build_name, error=str(exc)), status_code=400)
+    return HTMLResponse(render(build, result=result), headers={BUILD_HEADER: build})
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
+
+
+def check_bind(host: str, token: str | None, allow_remote: bool) -> None:
+    """Refuse to serve an index unauthenticated beyond this machine unless asked to."""
+    if not is_loopback(host) and not token and not allow_remote:
+        raise ValueError(
+            f"refusing to listen on {host} without a token: anyone who can reach it could read the "
+            f"index. Pass --token T (or set {TOKEN_ENV}), or --allow-remote to serve it unauthenticated"
+        )
+
+
+def serve(
+    index: str,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    token: str | None = None,
+    allow_remote: bool = False,
+    cors_origins: Sequence[str] = (),
+    check_interval: float = 2.0,
+) -> int:
+    """Open the index (raises with a one-line message if it cannot), load the model, then serve
+    until interrupted."""
+    import uvicorn
+
+    from docmill.index import open_index
+
+    token = token or os.environ.get(TOKEN_ENV) or None
+    check_bind(host, token, allow_remote)
+    live = open_index(index, follow=True, check_interval=check_interval)
+    live.search("docmill loads its query path before it answers", k=1)  # model in memory first
+    config = uvicorn.Config(
+        create_app(live, token, cors_origins),
+        host=host,
+        port=port,
+        log_level="info",
+        server_header=False,
+        timeout_keep_alive=5,
+        limit_concurrency=256,
+        h11_max_incomplete_event_size=16 * 1024,  # bounds the request line and headers
+    )
+    server = uvicorn.Server(config)
+    try:
+        server.run()
+    finally:
+        live.close()
+    return 0 if server.started else 1
