@@ -102,11 +102,17 @@ def owner_segments(path: str, symbol: str) -> frozenset[str]:
     return frozenset(p for p in (*parts, *symbol.split(".")[:-1]) if p)
 
 
-def reaches(reference: Reference, path: str, definition: Definition) -> bool:
-    """Can ``reference`` mean ``definition`` (in ``path``)? Not when its qualifier names a module or
-    class the definition is not in, nor when it is a member (``obj.chat()``) and the definition is
-    not (a module-level ``chat``); otherwise yes, by name."""
+def reaches(reference: Reference, path: str, definition: Definition, ref_path: str) -> bool:
+    """Can ``reference`` (made in ``ref_path``) mean ``definition`` (in ``path``)? Not when its
+    qualifier names a module or class the definition is not in; not when it is a member
+    (``obj.chat()``) and the definition is not (a module-level ``chat``), nor when it is a bare
+    call (``chat()``) of a method in another file (``Client.chat``); not when a type use
+    (``x: string``) meets a function. Otherwise yes, by name."""
+    if not reference.member and not reference.qualifier and "." in definition.symbol and path != ref_path:
+        return reference.kind == "import"
     if reference.member and "." not in definition.symbol:
+        return False
+    if reference.kind == "type" and definition.kind != "class":
         return False
     if not reference.qualifier:
         return True
@@ -150,7 +156,7 @@ class CodeGraph:
         return [
             d
             for d in self.definitions.get(ref.reference.name, [])
-            if reaches(ref.reference, d.path, d.definition)
+            if reaches(ref.reference, d.path, d.definition, ref.path)
         ]
 
     def references(self, name: str) -> References:
@@ -161,7 +167,7 @@ class CodeGraph:
         candidates = self.references_to.get(short, [])
         if defs:
             candidates = [
-                r for r in candidates if any(reaches(r.reference, d.path, d.definition) for d in defs)
+                r for r in candidates if any(reaches(r.reference, d.path, d.definition, r.path) for d in defs)
             ]
         if not defs and ("." in name or "::" in name):
             candidates = []  # a qualified name that is not defined here has no references here

@@ -155,7 +155,7 @@ class Ranker:
             targets = [
                 d
                 for d in self.graph.definitions.get(name, [])
-                if d.path != path and reaches(probe, d.path, d.definition)
+                if d.path != path and reaches(probe, d.path, d.definition, path)
             ]
             files = {d.path for d in targets}
             if not targets:
