@@ -230,23 +230,27 @@ def _java_imports(node: Node) -> Iterator[tuple[str, str, str | None]]:
     yield name, module, name
 
 
-def _rust_use(node: Node, prefix: str) -> Iterator[tuple[str, str, str | None]]:
-    kind = node.type
-    if kind in ("identifier", "scoped_identifier", "self", "crate", "super"):
-        path = f"{prefix}::{_text(node)}" if prefix else _text(node)
-        module, _, name = path.rpartition("::")
-        yield name, module, name
-    elif kind == "use_as_clause":
-        path = f"{prefix}::{_text(node.child_by_field_name('path'))}".strip(":")
-        module, _, name = path.rpartition("::")
-        yield _text(node.child_by_field_name("alias")), module, name
-    elif kind == "scoped_use_list":
-        inner = _text(node.child_by_field_name("path"))
-        list_node = node.child_by_field_name("list")
-        yield from _rust_use(list_node, f"{prefix}::{inner}".strip(":")) if list_node else iter(())
-    elif kind == "use_list":
-        for child in node.named_children:
-            yield from _rust_use(child, prefix)
+def _rust_use(root: Node) -> Iterator[tuple[str, str, str | None]]:
+    """The names a ``use`` tree binds; a loop, not recursion (use lists nest without limit)."""
+    stack: list[tuple[Node, str]] = [(root, "")]
+    while stack:
+        node, prefix = stack.pop()
+        kind = node.type
+        if kind in ("identifier", "scoped_identifier", "self", "crate", "super"):
+            path = f"{prefix}::{_text(node)}" if prefix else _text(node)
+            module, _, name = path.rpartition("::")
+            yield name, module, name
+        elif kind == "use_as_clause":
+            path = f"{prefix}::{_text(node.child_by_field_name('path'))}".strip(":")
+            module, _, name = path.rpartition("::")
+            yield _text(node.child_by_field_name("alias")), module, name
+        elif kind == "scoped_use_list":
+            inner = _text(node.child_by_field_name("path"))
+            list_node = node.child_by_field_name("list")
+            if list_node is not None:
+                stack.append((list_node, f"{prefix}::{inner}".strip(":")))
+        elif kind == "use_list":
+            stack.extend((child, prefix) for child in reversed(node.named_children))
 
 
 def _imports(node: Node, language: str) -> Iterator[tuple[str, str, str | None]]:
@@ -261,7 +265,7 @@ def _imports(node: Node, language: str) -> Iterator[tuple[str, str, str | None]]
         yield from _java_imports(node)
     elif language == "rust":
         argument = node.child_by_field_name("argument")
-        yield from _rust_use(argument, "") if argument is not None else iter(())
+        yield from _rust_use(argument) if argument is not None else iter(())
     else:  # #include "client.h": no names bound; the header is the reference
         header = _text(node.child_by_field_name("path")).strip('"<>')
         yield "", header, None

@@ -300,3 +300,9 @@ def test_deeply_nested_code_still_yields_a_graph():
     text = "def f():\n" + "".join("    " * (i + 1) + "if x:\n" for i in range(300)) + "    " * 301 + "g()\n"
     g = graph_of("deep.py", text)
     assert ("g", 302, "f") in refs(g)
+
+
+def test_deeply_nested_rust_use_lists_do_not_recurse():
+    text = "use " + "a::{" * 3000 + "b" + "}" * 3000 + ";\nfn f() { b(); }\n"
+    g = graph_of("deep.rs", text)
+    assert ("b", 2, "f") in refs(g)
