@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_VERBOSITY := error
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test test-fast lint bench fuzz clean
+.PHONY: install run test test-fast lint bench fuzz clean browser
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,7 +27,15 @@ run: $(STAMP)
 	$(BIN)/docmill query index "LRU cache eviction" --k 3 --mode hybrid
 	$(BIN)/docmill query index "bm25 only: rate limiter tokens" --k 3 --mode bm25
 
-test: $(STAMP)
+# The search page is tested in a real headless browser (tests/docmill/test_page.py): Debian's
+# chromium + chromium-driver, installed once when missing (as root, or through sudo).
+browser:
+	@test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || { \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver; }
+
+test: $(STAMP) browser
 	$(BIN)/pytest -q
 
 test-fast: $(STAMP)

@@ -40,12 +40,15 @@ def query_terms(query: str) -> list[str]:
 
 
 def highlight(text: str, terms: Iterable[str]) -> str:
-    """``text`` HTML-escaped, with each word starting with a query term wrapped in <mark>
-    (`install` marks `installer`: the BM25 side matches stems)."""
+    """``text`` HTML-escaped, with each word starting with a query term of four letters or more
+    wrapped in <mark> (`install` marks `installer`: the BM25 side matches stems); shorter terms
+    mark whole words only."""
     terms = list(terms)
     if not terms:
         return html.escape(text)
-    pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(t) for t in terms) + r")\w*", re.IGNORECASE)
+    # Short words only as whole words: `do` must not mark `download`.
+    alternatives = [re.escape(t) + (r"\w*" if len(t) >= 4 else r"(?!\w)") for t in terms]
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + ")", re.IGNORECASE)
     out, last = [], 0
     for match in pattern.finditer(text):
         out.append(html.escape(text[last : match.start()]))

@@ -1,0 +1,163 @@
+"""The search page: its pure pieces (highlighting, tables), then the page itself in a real headless
+Chromium (Debian's chromium + chromium-driver, driven by selenium) against a real uvicorn."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from urllib.parse import urlencode
+
+import pytest
+
+from docmill import page
+from docmill.serve import create_app
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+
+def test_highlight_marks_words_starting_with_query_terms_and_escapes_html():
+    out = page.highlight("Run the <b>installer</b>; INSTALL it & go do", page.query_terms("install it do"))
+    assert out == (
+        "Run the &lt;b&gt;<mark>installer</mark>&lt;/b&gt;; <mark>INSTALL</mark> <mark>it</mark> &amp; go "
+        "<mark>do</mark>"
+    )
+    assert page.highlight("download items", ["do", "it"]) == "download items"
+    assert page.highlight("a < b", []) == "a &lt; b"
+
+
+def test_query_terms_drop_single_letters_but_keep_cjk_and_prefer_longer_terms():
+    assert page.query_terms("a cache caches 缓") == ["caches", "cache", "缓"]
+
+
+def test_table_chunk_renders_as_a_table_with_its_header_and_escaped_pipes():
+    text = "Platforms\n| Platform | Minimum version |\n|---|---|\n| Ubuntu | 22.04 |\n| a \\| b | 11 |"
+    out = page.table_html(text, ["ubuntu"])
+    assert out.startswith('<div class="text">Platforms</div><table>')
+    assert "<thead><tr><th>Platform</th><th>Minimum version</th></tr></thead>" in out
+    assert "<tr><td><mark>Ubuntu</mark></td><td>22.04</td></tr>" in out
+    assert "<td>a | b</td>" in out
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="docmill-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def site(live, run_server):
+    with run_server(create_app(live)) as url:
+        yield url
+
+
+def _open(browser, url: str, **params: str):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{url}/?{urlencode(params)}")
+    return browser.find_elements(By.CSS_SELECTOR, ".hit")
+
+
+@pytest.mark.integration
+def test_a_q_link_shows_the_right_hit_with_citation_highlight_and_explain(browser, site):
+    from selenium.webdriver.common.by import By
+
+    hits = _open(browser, site, q="How do I install on Linux?")
+    assert hits, browser.page_source[:2000]
+    first = hits[0]
+    citation = first.find_element(By.CSS_SELECTOR, ".citation").text
+    assert citation.startswith("[1] ") and "install.md > Guide > Install > Linux" in citation
+    marked = {m.text.lower() for m in first.find_elements(By.TAG_NAME, "mark")}
+    assert {"install", "installer"} <= marked and "download" not in marked, marked
+    explain = first.find_element(By.CSS_SELECTOR, ".explain").text
+    assert "bm25#" in explain and "rrf=" in explain
+    assert browser.title.startswith("How do I install on Linux?")
+
+
+@pytest.mark.integration
+def test_a_table_hit_is_shown_as_a_table(browser, site):
+    from selenium.webdriver.common.by import By
+
+    hits = _open(browser, site, q="minimum version Ubuntu platform", kind="table")
+    assert hits
+    table = hits[0].find_element(By.TAG_NAME, "table")
+    headers = [th.text for th in table.find_elements(By.TAG_NAME, "th")]
+    assert headers[:2] == ["Platform", "Minimum version"]
+    cells = [td.text for td in table.find_elements(By.TAG_NAME, "td")]
+    assert "Ubuntu" in cells and "22.04" in cells
+
+
+@pytest.mark.integration
+def test_an_abstained_query_says_nothing_relevant_was_found_and_why(browser, site):
+    from selenium.webdriver.common.by import By
+
+    assert _open(browser, site, q="zeppelin helium mooring mast procedures") == []
+    message = browser.find_element(By.CSS_SELECTOR, ".abstained").text
+    assert message.startswith("Nothing relevant was found for")
+    assert len(message.split(":", 1)[1].strip()) > 10  # the reason follows
+
+
+@pytest.mark.integration
+def test_the_form_submits_to_a_shareable_link_with_mode_and_filters(browser, site):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    browser.get(site + "/")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".hit")
+    box = browser.find_element(By.NAME, "q")
+    box.send_keys("evict least recently used entry")
+    Select(browser.find_element(By.NAME, "mode")).select_by_value("bm25")
+    Select(browser.find_element(By.NAME, "kind")).select_by_value("code")
+    browser.find_element(By.NAME, "path").send_keys("*cache*")
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(browser, 30).until(
+        lambda b: "q=" in b.current_url and b.find_elements(By.CSS_SELECTOR, ".hit")
+    )
+    assert "q=evict+least+recently+used+entry" in browser.current_url
+    assert "mode=bm25" in browser.current_url and "kind=code" in browser.current_url
+    hits = browser.find_elements(By.CSS_SELECTOR, ".hit")
+    assert hits and "cache.py" in hits[0].find_element(By.CSS_SELECTOR, ".citation").text
+    assert "evict_oldest" in hits[0].find_element(By.TAG_NAME, "code").text
+    assert hits[0].find_element(By.CSS_SELECTOR, ".explain").text.startswith("bm25#1")
+    # the form keeps what was asked
+    assert browser.find_element(By.NAME, "q").get_attribute("value") == "evict least recently used entry"
+
+
+@pytest.mark.integration
+def test_a_bad_field_is_explained_on_the_page(browser, site):
+    from selenium.webdriver.common.by import By
+
+    _open(browser, site, q="install", mode="hybird")
+    assert "unknown mode 'hybird'" in browser.find_element(By.CSS_SELECTOR, ".error").text
+
+
+@pytest.mark.integration
+def test_the_page_follows_a_publish(browser, site, publish_generation):
+    from selenium.webdriver.common.by import By
+
+    hits = _open(browser, site, q="generation marker quokka")
+    assert "marker1" in hits[0].text
+    build = publish_generation(2)
+    hits = _open(browser, site, q="generation marker quokka")
+    assert "marker2" in hits[0].text
+    assert build in browser.find_element(By.CSS_SELECTOR, "main .meta").text
