@@ -130,7 +130,7 @@ class HybridIndex:
     def query_unknown_share(self, query: str) -> float:
         from indexers.vectors import unknown_token_share
 
-        return unknown_token_share(self.embedder.tokenizer(), [query])
+        return unknown_token_share(self.embedder.query_tokenizer(), [query])
 
     def _bm25(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> list[tuple[int, float]]:
         return self.bm25.top_k(self._terms(query), fetch_k, allowed=allowed)

@@ -109,6 +109,8 @@ class Embedder:
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._prepare_lock = threading.Lock()
+        self._cold: Any = None  # indexers.query_encoder.QueryEncoder once looked up and found
+        self._cold_checked = False
 
     def _load(self) -> Any:
         with self._lock:
@@ -206,6 +208,9 @@ class Embedder:
         return vector.copy()
 
     def _encode_one(self, text: str) -> np.ndarray:
+        cold = self._cold_encoder()
+        if cold is not None:
+            return np.asarray(cold.encode(text))
         path = self.query_path
         if path == "reference":
             return self._reference([text])[0]
@@ -225,6 +230,34 @@ class Embedder:
         with self._prepare_lock:  # concurrent first queries (a server) would export ONNX twice at once
             if self._query_path is None:
                 self._query_path = self._choose_query_path()
+                if self._query_path in ("onnx", "onnx-int8"):
+                    self._save_cold_path(self._query_path)
+
+    def _cold_encoder(self) -> Any:
+        """The saved torch-free query path (indexers/query_encoder.py) of this model, or None: a
+        cold process then embeds a query without loading sentence-transformers."""
+        if not self._cold_checked:
+            with self._prepare_lock:
+                if not self._cold_checked:
+                    from indexers.query_encoder import QueryEncoder
+
+                    kind = "onnx-int8" if self.backend == "onnx-int8" else "onnx"
+                    self._cold = QueryEncoder.find(resolve_model(self.model_name), kind, self.query_threads)
+                    self._cold_checked = True
+        return self._cold
+
+    def _save_cold_path(self, kind: str) -> None:
+        """Save the checked ONNX query path where a new process finds it (best effort)."""
+        from indexers.onnx_export import onnx_model
+        from indexers.query_encoder import save_bundle
+
+        try:
+            model_path = resolve_model(self.model_name)
+            onnx_path = onnx_model(self._load(), model_path, int8=kind == "onnx-int8")
+            vector = self._onnx_forward(self._session(kind, self.query_threads), [_PROBE_TEXT])[0]
+            save_bundle(self._load(), model_path, kind, onnx_path, _PROBE_TEXT, vector)
+        except (OSError, ValueError, AttributeError, TypeError) as exc:
+            log.info("no torch-free query path saved for %s: %s", self.model_name, exc)
 
     def _choose_query_path(self) -> str:
         candidates = ["onnx-int8"] if self.backend == "onnx-int8" else ["onnx", "torch"]
@@ -297,6 +330,12 @@ class Embedder:
 
     def tokenizer(self) -> Any:
         return self._load().tokenizer
+
+    def query_tokenizer(self) -> Any:
+        """A tokenizer ``unknown_token_share`` can read a query with: the torch-free one where this
+        model has a saved query path, else the model's own."""
+        cold = self._cold_encoder()
+        return cold if cold is not None else self.tokenizer()
 
 
 def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
