@@ -62,7 +62,10 @@ def main() -> None:
                 f.row for f in rrf({n: [r for r, _ in p[n]] for n in p}, k, {"bm25": w})
             ]
     coverage = {
-        qid: index.evidence(data.queries[qid], {"bm25": [tuple(x) for x in pair["bm25"]]})[0]
+        qid: max(
+            index.bm25.coverage_many(index._terms(data.queries[qid]), [r for r, _ in pair["bm25"][:5]]),
+            default=0.0,
+        )
         for qid, pair in lists.items()
     }
     for k in (10, 60):

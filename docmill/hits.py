@@ -18,6 +18,9 @@ class Hit:
     ranks: dict[str, int | None]
     scores: dict[str, float | None]
     explain: str
+    # code hits, from the code graph: where the hit's symbol is called, and what it calls (a few)
+    used_by: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
 
     @property
     def citation(self) -> str:
@@ -42,6 +45,7 @@ class Hit:
             "explain": self.explain,
             "ranks": {r: self.ranks.get(r) for r in RETRIEVERS},
             "scores": {r: self.scores.get(r) for r in RETRIEVERS},
+            **({"used_by": list(self.used_by), "calls": list(self.calls)} if c.kind == "code" else {}),
         }
 
 
@@ -53,6 +57,9 @@ class SearchResult:
     abstained: bool = False
     reason: str | None = None
     notes: list[str] = field(default_factory=list)
+    # How sure the index is that the corpus answers the query (0..1, monotone in the evidence;
+    # the index abstains below 0.5: indexers/abstain.py). None where it was not computed.
+    confidence: float | None = None
 
     def __iter__(self) -> Iterator[Hit]:
         return iter(self.hits)
@@ -65,6 +72,8 @@ class SearchResult:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"hits": [h.to_json() for h in self.hits], "abstained": self.abstained}
+        if self.confidence is not None:
+            out["confidence"] = round(self.confidence, 4)
         if self.reason:
             out["reason"] = self.reason
         if self.notes:

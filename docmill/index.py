@@ -9,7 +9,6 @@ import heapq
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -17,14 +16,25 @@ import numpy as np
 
 from docmill import filters as filtering
 from docmill.chunkstore import ChunkStore
+from docmill.graph import GraphFile, References
 from docmill.hits import Hit, SearchResult, explain
+from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
 from docmill.rerank import Reranker
+from indexers.abstain import AbstainModel, lexical_evidence
 from indexers.bm25 import BM25Index
+from indexers.calibrate import is_source_chunk
 from indexers.fusion import Fused, rrf
 from indexers.manifest import Manifest, ManifestError
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
-from indexers.vectors import Embedder, ModelUnavailable, load_faiss, model_available, search_faiss
+from indexers.vectors import (
+    MAX_QUERY_UNKNOWN_SHARE,
+    Embedder,
+    ModelUnavailable,
+    load_faiss,
+    model_available,
+    search_faiss,
+)
 
 if TYPE_CHECKING:
     from docmill.live import LiveIndex
@@ -35,9 +45,6 @@ CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE, BM25_DIR = (
     "vectors.faiss",
     "bm25",
 )
-# A query whose word pieces are mostly unknown to the embedding model gets no vector side: its
-# vector would be noise (e.g. Chinese under the English-only default model).
-MAX_QUERY_UNKNOWN_SHARE = 0.3
 # Code in test files: fused scores are multiplied by this in hybrid search (bench/code_questions.py,
 # docs/EVALUATION.md: tests of a function otherwise crowd out the function itself).
 TEST_CODE_WEIGHT = 0.8
@@ -45,36 +52,6 @@ TEST_CODE_PATH = re.compile(
     r"(^|/)(tests?|testing|__tests__|spec)/|(^|/)(test_[^/]*|[^/]*_test)\.py$|_test\.(go|rs|c|cc|cpp)$"
     r"|[._](test|spec)\.[cm]?[jt]sx?$|(^|/)[^/]*Tests?\.java$"
 )
-
-
-@dataclass(frozen=True)
-class AbstainRule:
-    """Answer when the query's specific terms are found (BM25 coverage: share of the query's idf
-    mass present in one of the top BM25 hits) or the embedding model finds a close chunk (top
-    cosine). Without a vector side, coverage alone decides with its own threshold. Thresholds
-    were calibrated on dev queries vs our own out-of-domain queries (bench/calibrate_abstain.py,
-    docs/EVALUATION.md); they are properties of the tokenizer and the default model, not of one
-    corpus."""
-
-    min_coverage: float = 0.5
-    min_cosine: float = 0.4
-    min_coverage_alone: float = 0.2
-    top_hits: int = 5
-
-    def reason(self, coverage: float, cosine: float | None) -> str | None:
-        if cosine is None:
-            if coverage >= self.min_coverage_alone:
-                return None
-            return f"lexical coverage {coverage:.2f} < {self.min_coverage_alone} (no vector side)"
-        if coverage >= self.min_coverage or cosine >= self.min_cosine:
-            return None
-        return (
-            f"lexical coverage {coverage:.2f} < {self.min_coverage} "
-            f"and best cosine {cosine:.2f} < {self.min_cosine}"
-        )
-
-
-DEFAULT_ABSTAIN = AbstainRule()
 
 
 class Mode(enum.StrEnum):
@@ -106,12 +83,14 @@ class HybridIndex:
         self._embedder = embedder
         self._lock = threading.Lock()
         self._terms = functools.lru_cache(maxsize=1024)(self._tokenize)
+        self.abstain_model = AbstainModel.from_manifest(manifest.extra.get("fusion", {}).get("abstain"))
         # Test-file demotion looks chunks up by row; an index without test code skips that.
         self.test_code_paths = frozenset(
             d.path
             for d in manifest.documents
             if d.parser == "code" and d.status == "indexed" and TEST_CODE_PATH.search(d.path)
         )
+        self.graph_file = GraphFile(build, manifest)  # graph.jsonl, parsed on first use
 
     def _tokenize(self, query: str) -> tuple[str, ...]:
         return tuple(self.tokenizer(query))
@@ -180,17 +159,19 @@ class HybridIndex:
             results["bm25"] = self._bm25(query, fetch_k, allowed)
         if use_vector:
             results["vector"] = self._vector(query, fetch_k, allowed)
+        lexical, cosine = self.evidence(query, results)
+        confidence = self.abstain_model.confidence(lexical, cosine)
         if abstain:
-            reason = self._abstain_reason(query, results)
+            reason = self.abstain_model.reason(lexical, cosine)
             if reason:
-                return SearchResult([], abstained=True, reason=reason, notes=notes)
+                return SearchResult([], abstained=True, reason=reason, notes=notes, confidence=confidence)
         if explicit_weights is None and len(results) > 1:
             weights = self._query_weights(query, results["bm25"], weights, notes)
         depth = max(k, rerank_k) if rerank is not None else k
         hits = self._fuse(results, depth, rrf_k, weights, len(results) > 1, test_code_weight)
         if rerank is not None:
             hits = rerank.rerank(query, hits, top_n=k)
-        return SearchResult(hits, notes=notes)
+        return SearchResult(self.graph_file.with_context(hits), notes=notes, confidence=confidence)
 
     def search_many(
         self, queries: Sequence[str], k: int = 10, rrf_k: float = 60.0, **options: Any
@@ -231,6 +212,12 @@ class HybridIndex:
         return dict(calibrated) if calibrated else {"bm25": 1.0, "vector": 1.0}
 
     @property
+    def fusion_kind_floor(self) -> int:
+        """Mixed docs + code trees: each kind's best candidate stays within this many hits
+        (0: off; indexers/calibrate.py)."""
+        return int(self.manifest.extra.get("fusion", {}).get("kind_floor", 0))
+
+    @property
     def fusion_coverage_power(self) -> float | None:
         """For code corpora: the BM25 weight of a query is (BM25 coverage of its top hit) ** this
         (indexers/calibrate.py); None where the stored weights apply as they are."""
@@ -265,19 +252,12 @@ class HybridIndex:
         return True
 
     def evidence(
-        self, query: str, results: Mapping[str, list[tuple[int, float]]], rule: AbstainRule = DEFAULT_ABSTAIN
+        self, query: str, results: Mapping[str, list[tuple[int, float]]]
     ) -> tuple[float, float | None]:
-        """(BM25 coverage of the best of the top BM25 hits, top cosine or None): what the abstain
-        rule looks at."""
-        terms = self._terms(query)
-        top = results["bm25"] if "bm25" in results else self.bm25.top_k(terms, rule.top_hits)
-        coverage = max(self.bm25.coverage_many(terms, [row for row, _ in top[: rule.top_hits]]), default=0.0)
+        """(known-term share of the query, top cosine or None): what the abstain model reads
+        (indexers/abstain.py). No vector side, no cosine: the lexical evidence decides alone."""
         vector = results.get("vector")
-        return coverage, (vector[0][1] if vector else None)
-
-    def _abstain_reason(self, query: str, results: Mapping[str, list[tuple[int, float]]]) -> str | None:
-        coverage, cosine = self.evidence(query, results)
-        return DEFAULT_ABSTAIN.reason(coverage, cosine)
+        return lexical_evidence(self.bm25, self._terms(query)), (vector[0][1] if vector else None)
 
     def _fuse(
         self,
@@ -293,6 +273,9 @@ class HybridIndex:
         factors: dict[int, float] = {}
         if fused and test_code_weight != 1.0 and self.test_code_paths:
             ranking, factors = self._demote_test_code(ranking, k, test_code_weight)
+        floor = self.fusion_kind_floor
+        if fused and 1 < floor <= k:  # fewer hits than the floor: the fused order stands
+            ranking = self._kind_floor(ranking, floor)
         hits = []
         for item in ranking[:k]:
             ranks: dict[str, int | None] = {name: item.ranks.get(name) for name in ("bm25", "vector")}
@@ -311,6 +294,18 @@ class HybridIndex:
                 )
             )
         return hits
+
+    def _kind_floor(self, ranking: list[Fused], floor: int) -> list[Fused]:
+        """In a mixed docs + code tree: if the first ``floor`` fused hits are all source code or
+        all prose, the best candidate of the other kind moves up to position ``floor`` (the rest
+        keep their order). A where-is question keeps its code, a how-to question its page."""
+        head = [is_source_chunk(self.chunks[item.row]) for item in ranking[:floor]]
+        if len(head) < floor or len(set(head)) > 1:
+            return ranking
+        for i in range(floor, len(ranking)):
+            if is_source_chunk(self.chunks[ranking[i].row]) != head[0]:
+                return [*ranking[: floor - 1], ranking[i], *ranking[floor - 1 : i], *ranking[i + 1 :]]
+        return ranking
 
     def _demote_test_code(
         self, ranking: list[Fused], k: int, weight: float
@@ -338,11 +333,23 @@ class HybridIndex:
         order = sorted(adjusted, key=lambda f: (-f.score, min(f.ranks.values()), f.row))
         return order + rest, factors
 
+    def references(self, name: str) -> References:
+        """Definitions of ``name`` (``chat``, ``Client.chat`` or ``path::Client.chat``) and every
+        reference that can reach one, by file and line (docmill.graph says how names resolve).
+        Raises GraphUnavailable on a build made before docmill stored a code graph."""
+        return self.graph_file.load().references(name)
+
+    def repo_map(self, tokens: int = DEFAULT_TOKENS, focus: str | None = None) -> RepoMap:
+        """The code files with their most-used definitions, ranked by PageRank over the reference
+        graph (personalised to ``focus``, a path, glob or symbol), within ``tokens``."""
+        return repo_map(self.graph_file.load(), tokens=tokens, focus=focus)
+
     def close(self) -> None:
         """Release this build's file descriptor and memory maps now, not at some later garbage
         collection (the object sits in a reference cycle through its query-term cache). Searching
         a closed index raises."""
         self.chunks.close()
+        self.graph_file.close()
         for name in ("bm25", "_faiss", "_terms"):
             self.__dict__.pop(name, None)
 

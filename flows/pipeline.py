@@ -23,13 +23,15 @@ from chunkers.model import Chunk
 from chunkers.registry import chunk_document
 from flows import incremental
 from flows.config import IngestConfig
+from indexers.abstain import calibrate_abstain
 from indexers.bm25 import BM25Index, BM25Params
 from indexers.calibrate import VERSION as CALIBRATION_VERSION
 from indexers.calibrate import calibrate_fusion
+from indexers.graph import GRAPH_FILE, GRAPH_KEY, FileGraph, write_graph
 from indexers.manifest import DocumentRecord, Manifest
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
-from indexers.vectors import Embedder, build_faiss, save_faiss, unknown_token_share
+from indexers.vectors import MAX_QUERY_UNKNOWN_SHARE, Embedder, build_faiss, save_faiss, unknown_token_share
 from parsers.guard import parse_with_limits
 from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
@@ -222,13 +224,16 @@ def build_index(
     progress: Progress | None = None,
     embedder: Embedder | None = None,
     reuse_fusion: dict[str, Any] | None = None,
+    graph: Sequence[FileGraph] | None = None,
 ) -> Path:
     """Write a complete, unpublished build folder and return it. BM25 is always built from all
-    chunks, so its statistics are exact for this build whatever was reused."""
+    chunks, so its statistics are exact for this build whatever was reused. ``graph`` (the code
+    files' definitions and references) is stored as graph.jsonl when given."""
     tokenizer = make_tokenizer(config)
     folder = store.new_build_dir()
     steps = ["chunks", "bm25", "vectors", "manifest"]
     write_chunks(folder, chunks)
+    graph_summary = {GRAPH_KEY: write_graph(folder, graph)} if graph is not None else {}
     _step(progress, steps, "chunks")
     bm25 = BM25Index.build([tokenizer(c.index_text) for c in chunks], BM25Params(config.k1, config.b))
     bm25.save(folder / BM25_DIR, tokenizer=tokenizer.to_dict())
@@ -259,10 +264,16 @@ def build_index(
             "chunks": len(chunks),
         },
         documents=list(records),
-        extra={incremental.REUSE_KEY: incremental.reuse_key(config), FUSION_KEY: fusion, **(extra or {})},
+        extra={
+            incremental.REUSE_KEY: incremental.reuse_key(config),
+            FUSION_KEY: fusion,
+            **graph_summary,
+            **(extra or {}),
+        },
     )
     names = [CHUNKS_FILE, OFFSETS_FILE, EMBEDDINGS_FILE, incremental.EMBEDDING_KEYS_FILE, VECTORS_FILE]
     names += sorted(f"{BM25_DIR}/{p.name}" for p in (folder / BM25_DIR).iterdir())
+    names += [GRAPH_FILE] if graph is not None else []
     manifest.record_files(folder, names)
     manifest.write(folder)
     _step(progress, steps, "manifest")
@@ -288,9 +299,19 @@ def fusion_for_build(
             "method": "none",
             "weights": {"bm25": 1.0, "vector": 1.0},
             "reason": "no embedder to calibrate",
+            "abstain": calibrate_abstain(chunks, bm25, tokenizer, None, None),
         }
     result = calibrate_fusion(chunks, bm25, tokenizer, vectors, embedder.encode)
     result["unknown_token_share"] = corpus_unknown_share(chunks, embedder)
+    model_tokenizer = embedder.tokenizer()
+    result["abstain"] = calibrate_abstain(
+        chunks,
+        bm25,
+        tokenizer,
+        vectors,
+        embedder.encode,
+        readable=lambda text: unknown_token_share(model_tokenizer, [text]) <= MAX_QUERY_UNKNOWN_SHARE,
+    )
     return result
 
 
@@ -445,6 +466,7 @@ def run_ingest(
         chunks, records = incremental.assemble(the_plan, outcomes, config)
         timings["chunk"] = time.perf_counter() - t
         check_outcome(records, chunks, config)
+        graph = incremental.assemble_graph(the_plan, outcomes, previous)
         cache = (
             previous.cache
             if previous is not None and not full_rebuild
@@ -477,6 +499,7 @@ def run_ingest(
             progress,
             embedder=embedder or config.embedder(),
             reuse_fusion=reuse,
+            graph=graph,
         )
         timings["build"] = time.perf_counter() - t
         gate = run_gate(store, folder, config, embedder)

@@ -29,7 +29,7 @@ from indexers.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
 METHOD = "ict-v2"
 # Bumped whenever what calibrate_fusion returns for a corpus may change; a build whose fusion has
 # another version is recalibrated by the next ingest.
-VERSION = 6
+VERSION = 8
 # BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
 RRF_K_GRID = (10.0, 60.0)
@@ -48,6 +48,17 @@ MIN_FUNCTION_WORDS = 2
 CODE_CORPUS_LANGUAGE_SHARE = 0.5
 CODE_CORPUS_RRF_K = 10.0
 CODE_CORPUS_COVERAGE_POWER = 4.0
+# A tree with at least this share of its chunks from source files and this share from prose
+# (Markdown, PDF, text) is a mixed docs + code tree: calibrated on its sentences like prose (the
+# code-search prior would silence BM25, which finds code for developer questions that the vector
+# side answers with tutorial sections), and searched with a kind floor: the best chunk of each
+# kind among the fused candidates is kept within the first MIXED_KIND_FLOOR hits, so neither kind
+# crowds the other out (docmill/index.py). Measured on trees/mixed-py (docs/EVALUATION.md).
+MIXED_MIN_SHARE = 0.1
+MIXED_KIND_FLOOR = 3
+PROSE_SUFFIXES = frozenset(
+    {".md", ".markdown", ".mdx", ".rst", ".txt", ".pdf", ".html", ".htm", ".jsonl", ".json"}
+)
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
 _SPLIT = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 
@@ -147,6 +158,16 @@ def language_share(
     return round(in_language / total, 4) if total else 0.0
 
 
+def is_source_chunk(chunk: Chunk) -> bool:
+    """A chunk of a source file (not a code block inside Markdown or a PDF)."""
+    suffix = chunk.path.rsplit(".", 1)[-1].lower() if "." in chunk.path.rsplit("/", 1)[-1] else ""
+    return chunk.kind == "code" and f".{suffix}" not in PROSE_SUFFIXES
+
+
+def source_share(chunks: Sequence[Chunk]) -> float:
+    return round(sum(is_source_chunk(c) for c in chunks) / len(chunks), 4) if chunks else 0.0
+
+
 def choose_setting(fused_rr: dict[tuple[float, float], list[float]]) -> tuple[float, float]:
     """The best (rrf_k, BM25 weight) by mean reciprocal rank, if it beats plain RRF by more than two
     standard errors of the paired per-query difference; otherwise plain RRF. A few hundred
@@ -177,11 +198,14 @@ def calibrate_fusion(
     """The fusion settings for this corpus, with the evidence; default weights when the corpus is
     too small to say (fewer than ``min_queries`` pseudo-queries)."""
     share = language_share(chunks, tokenize, seed=seed)
-    if share < CODE_CORPUS_LANGUAGE_SHARE:
+    sources = source_share(chunks)
+    mixed = MIXED_MIN_SHARE <= sources <= 1 - MIXED_MIN_SHARE
+    if share < CODE_CORPUS_LANGUAGE_SHARE and not mixed:
         return {
             "version": VERSION,
             "method": "code-prior",
             "language_share": share,
+            "source_share": sources,
             "rrf_k": CODE_CORPUS_RRF_K,
             "weights": _weights(1.0),
             "bm25_coverage_power": CODE_CORPUS_COVERAGE_POWER,
@@ -192,9 +216,12 @@ def calibrate_fusion(
         "version": VERSION,
         "method": METHOD,
         "language_share": share,
+        "source_share": sources,
         "pseudo_queries": len(queries),
         "rrf_k": rrf_k,
     }
+    if mixed:
+        result["kind_floor"] = MIXED_KIND_FLOOR
     if len(queries) < min_queries:
         result.update(weights={"bm25": 1.0, "vector": 1.0}, reason=f"only {len(queries)} pseudo-queries")
         return result

@@ -364,6 +364,11 @@ def _torch_threads(threads: int | None) -> Iterator[None]:
             torch.set_num_threads(before)
 
 
+# A query whose word pieces are mostly unknown to the embedding model gets no vector side: its
+# vector would be noise (e.g. Chinese under the English-only default model).
+MAX_QUERY_UNKNOWN_SHARE = 0.3
+
+
 def unknown_token_share(tokenizer: Any, texts: Sequence[str]) -> float:
     """Share of word pieces the model's tokenizer maps to its unknown token: how much of the text the
     model cannot read at all (Chinese under an English-only vocabulary is mostly [UNK])."""

@@ -1,0 +1,139 @@
+"""Build-time abstain calibration (indexers/abstain.py): evidence, scales, determinism, and the
+confidence being monotone in each side's evidence."""
+
+import random
+
+import numpy as np
+import pytest
+
+from chunkers.model import Chunk
+from indexers.abstain import (
+    DECISION,
+    DEFAULT_ALONE,
+    AbstainModel,
+    JointScale,
+    SideScale,
+    calibrate_abstain,
+    fit_scale,
+    lexical_evidence,
+    offtopic_questions,
+)
+from indexers.bm25 import BM25Index
+from indexers.tokenize import Tokenizer
+
+TOKENIZE = Tokenizer()
+TOPICS = ["reactive", "component", "template", "router", "store", "render", "props", "slots", "hooks"]
+
+
+def _corpus(n=150, seed=3):
+    """English prose about one technical domain: sentences that mix its terms with function words."""
+    rng = random.Random(seed)
+    chunks = []
+    for i in range(n):
+        words = rng.sample(TOPICS, 4) + [f"term{rng.randrange(60)}" for _ in range(3)]
+        text = (
+            f"The {words[0]} of the {words[1]} is updated when the {words[4]} changes. "
+            f"A {words[2]} can use the {words[3]} and the {words[5]} together. "
+            f"When the {words[6]} is set, the {words[0]} is rendered again."
+        )
+        chunks.append(
+            Chunk(id=str(i), doc_id=str(i), path=f"d{i}.md", kind="text", text=text, index_text=text)
+        )
+    return chunks
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    chunks = _corpus()
+    return chunks, BM25Index.build([TOKENIZE(c.index_text) for c in chunks])
+
+
+def test_lexical_evidence_is_the_known_share_of_the_query_idf_mass(corpus):
+    chunks, bm25 = corpus
+    assert lexical_evidence(bm25, TOKENIZE("reactive component router")) == pytest.approx(1.0)
+    assert lexical_evidence(bm25, TOKENIZE("lasagne recipe marathon")) == 0.0
+    half = lexical_evidence(bm25, TOKENIZE("reactive lasagne"))
+    assert 0.0 < half < 1.0
+    # leave-one-out: a term found only in the pseudo-query's own chunk does not count as known
+    only_here = {t for t in TOKENIZE(chunks[0].index_text) if bm25.term_ids.get(t) is not None}
+    rare = [
+        t for t in only_here if int(bm25.indptr[bm25.term_ids[t] + 1] - bm25.indptr[bm25.term_ids[t]]) == 1
+    ]
+    if rare:
+        assert lexical_evidence(bm25, rare, frozenset(only_here)) == 0.0
+
+
+def test_side_scale_maps_evidence_monotonically_through_the_decision_point():
+    scale = SideScale(low=0.1, threshold=0.3, high=0.7)
+    values = np.linspace(-0.5, 1.5, 201)
+    confidences = [scale.confidence(v) for v in values]
+    assert all(b >= a for a, b in zip(confidences, confidences[1:], strict=False))
+    assert scale.confidence(0.1) == 0.0 and scale.confidence(0.3) == DECISION and scale.confidence(0.7) == 1.0
+    assert scale.confidence(0.29) < DECISION <= scale.confidence(0.31)
+
+
+def test_model_confidence_is_monotone_in_each_evidence_and_abstains_below_the_decision():
+    model = AbstainModel(DEFAULT_ALONE, JointScale(0.4, SideScale(0.1, 0.3, 0.6)))
+    grid = np.linspace(0, 1, 21)
+    for cosine in grid:
+        row = [model.confidence(lexical, cosine) for lexical in grid]
+        assert all(b >= a for a, b in zip(row, row[1:], strict=False))
+    for lexical in grid:
+        column = [model.confidence(lexical, cosine) for cosine in grid]
+        assert all(b >= a for a, b in zip(column, column[1:], strict=False))
+    assert model.reason(0.0, 0.05) is not None and "best cosine 0.05" in model.reason(0.0, 0.05)
+    assert model.reason(1.0, 0.9) is None
+    assert "no vector side" in model.reason(0.0, None)
+
+
+def test_threshold_lies_between_the_in_domain_floor_and_the_offtopic_ceiling_or_at_the_floor():
+    inside = list(np.linspace(0.4, 1.0, 100))
+    outside = list(np.linspace(0.0, 0.2, 40))
+    midway = (np.percentile(inside, 1) + np.percentile(outside, 95)) / 2
+    assert fit_scale(inside, outside, DEFAULT_ALONE).threshold == pytest.approx(midway)
+    overlapping = list(np.linspace(0.0, 0.9, 40))  # off-topic reaching into the in-domain range
+    assert fit_scale(inside, overlapping, DEFAULT_ALONE).threshold == pytest.approx(np.percentile(inside, 1))
+    assert fit_scale(inside[:5], outside, DEFAULT_ALONE) == DEFAULT_ALONE  # too few to fit
+
+
+def _vectors(chunks):
+    """Unit vectors that know the domain: a chunk's vector is the mean of its topic words' vectors."""
+    basis = {w: np.random.default_rng(i).normal(size=16) for i, w in enumerate(TOPICS)}
+
+    def encode(texts):
+        rows = []
+        for text in texts:
+            hits = [basis[w] for w in TOPICS if w in text] or [
+                np.random.default_rng(len(text)).normal(size=16)
+            ]
+            v = np.mean(hits, axis=0)
+            rows.append(v / np.linalg.norm(v))
+        return np.asarray(rows, dtype=np.float32)
+
+    return encode([c.text for c in chunks]), encode
+
+
+def test_calibration_is_deterministic_and_separates_the_domain_from_everyday_questions(corpus):
+    chunks, bm25 = corpus
+    vectors, encode = _vectors(chunks)
+    first = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode)
+    again = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode)
+    assert first == again
+    assert first["pseudo_queries"] >= 90 and first["offtopic"] == len(offtopic_questions(["x"]))
+    model = AbstainModel.from_manifest(first)
+    inside = [
+        model.confidence(lexical_evidence(bm25, TOKENIZE(c.text.split(". ")[1])), None) for c in chunks[:50]
+    ]
+    outside = [model.confidence(lexical_evidence(bm25, TOKENIZE(q)), None) for q in offtopic_questions(["x"])]
+    assert sum(c < DECISION for c in inside) <= 1
+    assert sum(c < DECISION for c in outside) >= 0.9 * len(outside)
+    assert "joint" in first and 0.0 <= first["joint"]["lexical_weight"] <= 1.0
+
+
+def test_chinese_corpus_is_calibrated_against_chinese_offtopic_questions_too():
+    assert len(offtopic_questions(["组件的响应式状态"])) > len(offtopic_questions(["reactive state"]))
+
+
+def test_builds_without_calibration_get_the_defaults():
+    model = AbstainModel.from_manifest(None)
+    assert model.alone == DEFAULT_ALONE and model.confidence(1.0, None) == 1.0
