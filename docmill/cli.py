@@ -1,4 +1,4 @@
-"""`docmill ingest | query | parse | chunk | inspect | eval`."""
+"""`docmill ingest | query | parse | chunk | inspect | refs | repo-map | eval | serve`."""
 
 from __future__ import annotations
 
@@ -96,6 +96,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"[{i}] {hit.citation}  {hit.explain}")
         text = " ".join(hit.chunk.text.split())
         print(f"    {text[:300]}{'...' if len(text) > 300 else ''}")
+        if hit.used_by or hit.calls:
+            print(f"    used by: {', '.join(hit.used_by) or '-'}; calls: {', '.join(hit.calls) or '-'}")
     return EXIT_OK
 
 
@@ -137,6 +139,29 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_refs(args: argparse.Namespace) -> int:
+    from docmill.graph import open_graph
+
+    found = open_graph(args.index).references(args.name)
+    if args.json:
+        _print_json(found.to_json())
+    else:
+        print(found.text())
+    return EXIT_OK
+
+
+def cmd_repo_map(args: argparse.Namespace) -> int:
+    from docmill.graph import open_graph
+    from docmill.repomap import repo_map
+
+    result = repo_map(open_graph(args.index), tokens=args.tokens, focus=args.focus)
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        sys.stdout.write(result.text())
+    return EXIT_OK
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     from indexers.manifest import Manifest
     from indexers.store import IndexStore
@@ -169,11 +194,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from flows.config import IngestConfig
 
     modes = [Mode.from_str(m.strip()).value for m in args.modes.split(",") if m.strip()]
-    if args.queries:
+    if args.queries or args.offtopic:
         return _eval_questions(args, modes)
     if not args.beir:
         raise ValueError("eval needs --beir DIR or --queries FILE (with --docs DIR or --index INDEX)")
     dataset = load_beir(args.beir, args.split)
+    if args.half != "all":
+        from docmill.questions import half_of
+
+        kept = {qid: text for qid, text in dataset.queries.items() if half_of(qid) == args.half}
+        dataset = dataclasses.replace(dataset, queries=kept)
     if args.max_queries:
         dataset = dataclasses.replace(
             dataset, queries=dict(list(dataset.queries.items())[: args.max_queries])
@@ -198,17 +228,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
     """`docmill eval --queries FILE (--docs DIR | --index INDEX)`: hit@k / MRR / abstain rates of
     a question set, the tree indexed through the real (incremental, cached) ingest."""
-    from docmill.eval import evaluate_questions, format_questions, tree_index
+    from docmill.eval import ensure_index, evaluate_questions, format_questions, load_beir, tree_index
     from docmill.index import open_index
     from docmill.questions import load_questions, select_half
     from flows.config import IngestConfig
 
-    questions = load_questions(args.queries)
+    questions = load_questions(args.queries) if args.queries else []
     if args.offtopic:
         questions += load_questions(args.offtopic, offtopic=True)
     questions = select_half(questions, args.half)
     if args.index:
         index_path = Path(args.index)
+        root = ""
+    elif args.beir:  # off-topic questions against a BEIR corpus's eval index
+        config = IngestConfig(model=args.model, embedding_backend=args.embedding_backend)
+        index_path = ensure_index(load_beir(args.beir, args.split), Path(args.cache), config)
         root = ""
     elif args.docs:
         config = IngestConfig(model=args.model, embedding_backend=args.embedding_backend)
@@ -221,7 +255,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
         questions = questions[: args.max_queries]
     summary, records = evaluate_questions(index, questions, modes, root=root)
     report = {
-        "questions_file": str(args.queries),
+        "questions_file": str(args.queries or args.offtopic),
         "half": args.half,
         "questions": sum(not q.offtopic for q in questions),
         "offtopic": sum(q.offtopic for q in questions),
@@ -350,6 +384,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_inspect)
 
+    p = sub.add_parser("refs", help="where a code symbol is defined and every reference to it")
+    p.add_argument("index")
+    p.add_argument("name", help="chat, Client.chat or path::Client.chat")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_refs)
+
+    p = sub.add_parser("repo-map", help="the code files and their most-used symbols, within a token budget")
+    p.add_argument("index")
+    p.add_argument("--tokens", type=int, default=1024, help="token budget (default 1024)")
+    p.add_argument("--focus", metavar="PATH|SYMBOL", help="rank what this file or symbol uses first")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_repo_map)
+
     p = sub.add_parser(
         "eval", help="score retrieval on a BEIR-format set or a question set over a tree (--queries)"
     )
@@ -362,7 +409,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--docs", metavar="DIR", help="the tree the --queries ask about (indexed into --cache)")
     p.add_argument("--index", help="an existing index to score --queries against")
     p.add_argument("--offtopic", metavar="FILE", help="questions nothing in the tree answers (text or JSONL)")
-    p.add_argument("--half", default="all", choices=("all", "fit", "held"), help="questions by hash of id")
+    p.add_argument(
+        "--half", default="all", choices=("all", "fit", "held"), help="questions or BEIR queries, by id hash"
+    )
     p.add_argument("--report", metavar="DIR", help="write report.md with plots (matplotlib) here")
     p.add_argument("--per-question", action="store_true", help="with --json: one record per question")
     p.add_argument("--split", default="test")
@@ -387,6 +436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     from flows.pipeline import IngestError
+    from indexers.graph import GraphUnavailable
     from indexers.manifest import ManifestError
     from indexers.store import IndexLocked, NoIndex
     from indexers.vectors import ModelUnavailable
@@ -400,6 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         NoIndex,
         IndexLocked,
         ModelUnavailable,
+        GraphUnavailable,
         SkipFile,
         FileNotFoundError,
         ValueError,

@@ -78,7 +78,12 @@ class Question:
 
     @property
     def half(self) -> str:
-        return "fit" if int(hashlib.sha1(self.id.encode()).hexdigest(), 16) % 2 == 0 else "held"
+        return half_of(self.id)
+
+
+def half_of(question_id: str) -> str:
+    """``fit`` or ``held``, by a hash of the id: the same split for question sets and BEIR."""
+    return "fit" if int(hashlib.sha1(question_id.encode()).hexdigest(), 16) % 2 == 0 else "held"
 
 
 def _same_path(chunk_path: str, wanted: str, root: str) -> bool:
