@@ -98,8 +98,18 @@ def hit_html(rank: int, hit: Hit, terms: list[str]) -> str:
         f'<div class="hit" data-rank="{rank}" data-chunk="{html.escape(chunk.id)}">'
         f'<div class="citation">[{rank}] {html.escape(hit.citation)}</div>'
         f'<div class="meta">{html.escape(chunk.kind)}</div>{body}'
+        f"{graph_html(hit)}"
         f'<div class="explain">{html.escape(hit.explain)}</div></div>'
     )
+
+
+def graph_html(hit: Hit) -> str:
+    """A code hit's callers and callees (from the code graph), or nothing."""
+    if not (hit.used_by or hit.calls):
+        return ""
+    used_by = html.escape(", ".join(hit.used_by) or "-")
+    calls = html.escape(", ".join(hit.calls) or "-")
+    return f'<div class="graph meta">used by: {used_by}; calls: {calls}</div>'
 
 
 def _select(name: str, options: Iterable[str], chosen: str, labels: Mapping[str, str]) -> str:

@@ -102,6 +102,7 @@ def build_task(
     sources: list[str],
     extra: dict,
     reuse_fusion: dict | None = None,
+    graph: list | None = None,
 ) -> str:
     embedding = pipeline.embedding_info(config, vectors)
     # the model loads only if calibrating
@@ -117,6 +118,7 @@ def build_task(
         extra,
         embedder=embedder,
         reuse_fusion=reuse_fusion,
+        graph=graph,
     )
     return str(folder)
 
@@ -162,6 +164,7 @@ def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: boo
         parsed = parse_task.map(to_parse, options=unmapped(config.parse)).result()
         outcomes = {ref.rel_path: outcome for ref, outcome in zip(to_parse, parsed, strict=True)}
         chunks, records = chunk_task(the_plan, outcomes, config)
+        graph = incremental.assemble_graph(the_plan, outcomes, previous)
         cache = (
             previous.cache
             if previous is not None and not full_rebuild
@@ -170,7 +173,7 @@ def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: boo
         vectors, embedded = _embed(chunks, config, cache)
         extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": embedded}}
         reuse = pipeline.reusable_fusion(previous, the_plan, config, full_rebuild)
-        folder = build_task(index, chunks, vectors, records, config, sources, extra, reuse)
+        folder = build_task(index, chunks, vectors, records, config, sources, extra, reuse, graph)
         gate = gate_task(index, folder, config)
         publish_task(index, folder, config.keep_builds)
     report = pipeline.make_report(Path(folder).name, index, records, len(chunks), 0.0, {})
