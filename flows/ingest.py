@@ -28,6 +28,7 @@ from chunkers.model import Chunk
 from chunkers.sizing import ChunkOptions
 from flows import incremental, pipeline
 from flows.config import IngestConfig
+from indexers.graph import GRAPH_VERSION
 from indexers.manifest import DocumentRecord
 from indexers.store import IndexStore
 from indexers.vectors import DEFAULT_MODEL, Embedder
@@ -54,7 +55,9 @@ def _parse_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str
     # Hashed: the key names a file in Prefect's result storage, and paths + option reprs overflow
     # the 255-byte file name limit.
     settings = sorted(options.output_settings().items())
-    key = hashlib.sha256(f"{__version__}\x00{ref.rel_path}\x00{settings!r}".encode()).hexdigest()[:32]
+    # a parse cached before the code graph (or with another version of it) lacks the graph
+    version = f"{__version__}+graph{GRAPH_VERSION}"
+    key = hashlib.sha256(f"{version}\x00{ref.rel_path}\x00{settings!r}".encode()).hexdigest()[:32]
     return f"docmill-parse-{key}-{digest.hexdigest()}"
 
 
