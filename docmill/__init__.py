@@ -6,8 +6,11 @@
         print(hit.citation, hit.explain)
 
 Importing docmill loads numpy and the standard library only; FAISS loads with the first vector
-search, sentence-transformers with the first query embedding. Parsers (pdfplumber, tree-sitter,
-RapidOCR) and Prefect are never imported by the query path.
+search, and the first query embedding loads ONNX Runtime + tokenizers where this machine has the
+model's checked query path saved (indexers/query_encoder.py), else sentence-transformers. Parsers
+(pdfplumber, tree-sitter, RapidOCR), Prefect and FastAPI are never imported by the query path.
+
+    index = docmill.open_index("index/", follow=True)   # moves to each newly published build
 """
 
 from __future__ import annotations
