@@ -159,7 +159,14 @@ class HybridIndex:
             results["bm25"] = self._bm25(query, fetch_k, allowed)
         if use_vector:
             results["vector"] = self._vector(query, fetch_k, allowed)
-        lexical, cosine = self.evidence(query, results)
+        readable = (
+            mode is Mode.HYBRID
+            or not use_vector
+            or self.query_unknown_share(query) <= MAX_QUERY_UNKNOWN_SHARE
+        )
+        lexical, cosine = self.evidence(
+            query, results if readable else {k: v for k, v in results.items() if k != "vector"}
+        )
         confidence = self.abstain_model.confidence(lexical, cosine)
         if abstain:
             reason = self.abstain_model.reason(lexical, cosine)
@@ -255,7 +262,8 @@ class HybridIndex:
         self, query: str, results: Mapping[str, list[tuple[int, float]]]
     ) -> tuple[float, float | None]:
         """(known-term share of the query, top cosine or None): what the abstain model reads
-        (indexers/abstain.py). No vector side, no cosine: the lexical evidence decides alone."""
+        (indexers/abstain.py). No vector side, or a query the model cannot read (its cosine is
+        noise even when vector mode was asked for), no cosine: the lexical evidence decides."""
         vector = results.get("vector")
         return lexical_evidence(self.bm25, self._terms(query)), (vector[0][1] if vector else None)
 
