@@ -16,10 +16,11 @@ differently; and "paraphrase-like" ones that append one or two everyday question
 sentence (a half to two thirds of the words the asker's own). Off-topic pseudo-queries are
 everyday questions in the corpus's languages (indexers/offtopic.py). A query with no vector side
 is judged on its lexical evidence alone; one with both on ``w * lexical + (1 - w) * cosine``,
-``w`` fitted per corpus on the unmixed sentences. A threshold lies midway between the in-domain 1st percentile and the
-off-topic 95th, or at the former where the two overlap: answers win. Confidence maps the
-evidence piecewise-linearly (off-topic median -> 0, threshold -> 0.5, in-domain median -> 1), so
-it is monotone in each evidence and an app can pick its own cut; the index abstains below 0.5.
+``w`` fitted per corpus on the unmixed sentences. A threshold lies midway between the in-domain
+1st percentile and the off-topic 95th, or at the former where the two overlap: answers win.
+Confidence maps the evidence piecewise-linearly (off-topic median -> 0, threshold -> 0.5,
+in-domain median -> 1), so it is monotone in each evidence and an app can pick its own cut; the
+index abstains below 0.5.
 """
 
 from __future__ import annotations
