@@ -37,6 +37,9 @@ class HashEmbedder:
     def tokenizer(self) -> WordTokenizer:
         return WordTokenizer()
 
+    def query_tokenizer(self) -> WordTokenizer:
+        return self.tokenizer()
+
 
 class WordTokenizer:
     """Word-level stand-in for a model tokenizer: every word is known (no [UNK] pieces)."""
