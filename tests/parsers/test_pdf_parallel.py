@@ -196,7 +196,9 @@ def _helpers_by_parent() -> dict[int, int]:
 def test_guard_timeout_leaves_no_helper(tmp_path: Path) -> None:
     from parsers import guard
 
-    path = build_long(tmp_path / "longer.pdf", pages=400)
+    # 400 pages parsed in 1.3 s on a quiet machine (2 workers): 1,200 keep the limit well short of the
+    # parse however quiet the machine, so the guard must kill it.
+    path = build_long(tmp_path / "longer.pdf", pages=1200)
     options = ParseOptions(ocr=False, pdf_workers=2, seconds_per_file=1.5)
     seen: dict[int, int] = {}
     stop = threading.Event()
