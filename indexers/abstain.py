@@ -248,8 +248,8 @@ def calibrate_abstain(
     readable = readable or (lambda _: True)
     keep = [i for i in range(0, len(texts), 3) if readable(texts[i])]  # the unmixed sentences
     outside = [i for i, text in enumerate(offtopic) if readable(text)]
-    in_cos = _leave_one_out_cosines(vectors, encode([texts[i] for i in keep]), [rows[i] for i in keep])
-    off_cos = (vectors @ encode([offtopic[i] for i in outside]).T).max(axis=0).tolist() if outside else []
+    in_cos = _best_cosines(vectors, encode([texts[i] for i in keep]), [rows[i] for i in keep]) if keep else []
+    off_cos = _best_cosines(vectors, encode([offtopic[i] for i in outside])) if outside else []
     joint = fit_joint(
         np.column_stack([[in_lexical[i] for i in keep], in_cos]) if keep else np.zeros((0, 2)),
         np.column_stack([[off_lexical[i] for i in outside], off_cos]) if outside else np.zeros((0, 2)),
@@ -260,12 +260,23 @@ def calibrate_abstain(
     return result
 
 
-def _leave_one_out_cosines(vectors: np.ndarray, queries: np.ndarray, rows: Sequence[int]) -> list[float]:
-    if not len(rows):
+def _best_cosines(
+    vectors: np.ndarray, queries: np.ndarray, rows: Sequence[int] | None = None, block: int = 65536
+) -> list[float]:
+    """Each query's best cosine over the corpus, skipping its own chunk ``rows[i]`` when given
+    (leave-one-out). Scored a block of chunks at a time, so memory stays bounded at any corpus
+    size (a 1M-chunk corpus would need 600 MB for the whole similarity matrix at once)."""
+    if not len(queries):
         return []
-    sims = vectors @ queries.T
-    sims[np.asarray(rows), np.arange(len(rows))] = -1.0
-    return sims.max(axis=0).tolist()
+    best = np.full(len(queries), -np.inf, dtype=np.float32)
+    own = np.asarray(rows) if rows is not None else None
+    for start in range(0, len(vectors), block):
+        sims = vectors[start : start + block] @ queries.T
+        if own is not None:
+            inside = (own >= start) & (own < start + len(sims))
+            sims[own[inside] - start, np.flatnonzero(inside)] = -1.0
+        np.maximum(best, sims.max(axis=0), out=best)
+    return best.tolist()
 
 
 def _quantiles(inside: Sequence[float], outside: Sequence[float]) -> dict[str, Any]:

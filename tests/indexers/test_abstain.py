@@ -137,3 +137,19 @@ def test_chinese_corpus_is_calibrated_against_chinese_offtopic_questions_too():
 def test_builds_without_calibration_get_the_defaults():
     model = AbstainModel.from_manifest(None)
     assert model.alone == DEFAULT_ALONE and model.confidence(1.0, None) == 1.0
+
+
+def test_best_cosines_in_blocks_equal_the_whole_matrix_and_skip_the_own_chunk():
+    from indexers.abstain import _best_cosines
+
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(50, 8)).astype(np.float32)
+    queries = vectors[[3, 17, 42]] + 0.01
+    whole = (vectors @ queries.T).max(axis=0)
+    assert _best_cosines(vectors, queries, block=7) == pytest.approx(whole.tolist(), abs=1e-6)
+    rows = [3, 17, 42]
+    sims = vectors @ queries.T
+    sims[rows, [0, 1, 2]] = -1.0
+    assert _best_cosines(vectors, queries, rows, block=7) == pytest.approx(
+        sims.max(axis=0).tolist(), abs=1e-6
+    )
