@@ -30,7 +30,7 @@ from typing import Any
 import pdfplumber
 from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 
-from parsers import layout, pdf_objects, pdf_pool, tables
+from parsers import bidi_text, layout, pdf_objects, pdf_pool, tables
 from parsers.layout import Segment
 from parsers.model import Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
@@ -204,7 +204,8 @@ def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) ->
     readable = [c for c in chars if not is_unmapped(c)]
     unmapped = len(chars) - len(readable)
     words = list(_words(page, readable))
-    content = PageContent(number, float(page.height), layout.words_to_segments(words), page_tables)
+    segments = bidi_text.logical_segments(layout.words_to_segments(words))  # RTL lines: logical order
+    content = PageContent(number, float(page.height), segments, page_tables)
     if unmapped:
         content.unmapped_glyphs = unmapped
     if options.ocr and needs_ocr(page, page_tables, len(readable), unmapped):

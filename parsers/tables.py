@@ -25,6 +25,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from parsers import bidi_text
 from parsers.model import Table
 from parsers.table_rules import (
     BBox,
@@ -220,7 +221,7 @@ def cell_text(chars: Sequence[Char], space_ratio: float = 0.2) -> str:
                 parts.append(" ")
             parts.append(str(ch["text"]))
             prev = ch
-        text = " ".join("".join(parts).split())
+        text = bidi_text.logical_line(" ".join("".join(parts).split()))  # drawn order -> reading order
         if text:
             texts.append(text)
     return "\n".join(texts)
