@@ -30,6 +30,12 @@ BENCHMARKS = {
         [],
         ["--repeat", "1", "--rank-bm25-queries", "20"],
     ),
+    "public_bm25": (
+        "The public BM25 call vs bm25s, per query (issue 13)",
+        "bench/bench_public_bm25.py",
+        [],
+        ["--queries", "50"],
+    ),
     "query": (
         "Hybrid query latency: docmill vs LangChain EnsembleRetriever and LlamaIndex QueryFusionRetriever",
         "bench/bench_query.py",

@@ -20,8 +20,8 @@ from docmill.graph import GraphFile, References
 from docmill.hits import Hit, SearchResult, explain
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
 from docmill.rerank import Reranker
-from indexers.abstain import AbstainModel, lexical_evidence
-from indexers.bm25 import BM25Index
+from indexers.abstain import AbstainModel, known_idf_share, lexical_evidence
+from indexers.bm25 import BM25Index, BM25Result
 from indexers.calibrate import is_source_chunk
 from indexers.fusion import Fused, rrf
 from indexers.manifest import Manifest, ManifestError
@@ -111,8 +111,8 @@ class HybridIndex:
 
         return unknown_token_share(self.embedder.query_tokenizer(), [query])
 
-    def _bm25(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> list[tuple[int, float]]:
-        return self.bm25.top_k(self._terms(query), fetch_k, allowed=allowed)
+    def _bm25(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> BM25Result:
+        return self.bm25.search(self._terms(query), fetch_k, allowed=allowed)
 
     def _vector(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> list[tuple[int, float]]:
         vector = self.embedder.encode([query])[0]
@@ -151,12 +151,14 @@ class HybridIndex:
         rrf_k = rrf_k if rrf_k is not None else self.fusion_rrf_k
         notes: list[str] = []
         results: dict[str, list[tuple[int, float]]] = {}
+        df: dict[str, int] | None = None  # of the query's terms, when BM25 ran
         use_bm25 = mode is Mode.BM25 or (mode is Mode.HYBRID and weights.get("bm25", 1.0) > 0)
         use_vector = mode is Mode.VECTOR or (
             mode is Mode.HYBRID and self._vector_readable(query, weights, notes)
         )
         if use_bm25:
-            results["bm25"] = self._bm25(query, fetch_k, allowed)
+            bm25 = self._bm25(query, fetch_k, allowed)
+            results["bm25"], df = bm25.hits, bm25.df
         if use_vector:
             results["vector"] = self._vector(query, fetch_k, allowed)
         readable = (
@@ -165,7 +167,7 @@ class HybridIndex:
             or self.query_unknown_share(query) <= MAX_QUERY_UNKNOWN_SHARE
         )
         lexical, cosine = self.evidence(
-            query, results if readable else {k: v for k, v in results.items() if k != "vector"}
+            query, results if readable else {k: v for k, v in results.items() if k != "vector"}, df
         )
         confidence = self.abstain_model.confidence(lexical, cosine)
         if abstain:
@@ -259,13 +261,23 @@ class HybridIndex:
         return True
 
     def evidence(
-        self, query: str, results: Mapping[str, list[tuple[int, float]]]
+        self,
+        query: str,
+        results: Mapping[str, list[tuple[int, float]]],
+        df: Mapping[str, int] | None = None,
     ) -> tuple[float, float | None]:
         """(known-term share of the query, top cosine or None): what the abstain model reads
         (indexers/abstain.py). No vector side, or a query the model cannot read (its cosine is
-        noise even when vector mode was asked for), no cosine: the lexical evidence decides."""
+        noise even when vector mode was asked for), no cosine: the lexical evidence decides.
+        ``df``: the query terms' document frequencies if a BM25 search already read them."""
         vector = results.get("vector")
-        return lexical_evidence(self.bm25, self._terms(query)), (vector[0][1] if vector else None)
+        terms = self._terms(query)
+        lexical = (
+            known_idf_share(terms, df, self.bm25.n_docs)
+            if df is not None
+            else lexical_evidence(self.bm25, terms)
+        )
+        return lexical, (vector[0][1] if vector else None)
 
     def _fuse(
         self,
@@ -276,13 +288,15 @@ class HybridIndex:
         fused: bool,
         test_code_weight: float = 1.0,
     ) -> list[Hit]:
+        if not fused:
+            return self._single(results, k)
         raw = {name: dict(pairs) for name, pairs in results.items()}
         ranking = rrf({name: [row for row, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
         factors: dict[int, float] = {}
-        if fused and test_code_weight != 1.0 and self.test_code_paths:
+        if test_code_weight != 1.0 and self.test_code_paths:
             ranking, factors = self._demote_test_code(ranking, k, test_code_weight)
         floor = self.fusion_kind_floor
-        if fused and 1 < floor <= k:  # fewer hits than the floor: the fused order stands
+        if 1 < floor <= k:  # fewer hits than the floor: the fused order stands
             ranking = self._kind_floor(ranking, floor)
         hits = []
         for item in ranking[:k]:
@@ -290,17 +304,29 @@ class HybridIndex:
             scores: dict[str, float | None] = {
                 name: raw.get(name, {}).get(item.row) for name in ("bm25", "vector")
             }
-            score = item.score if fused else next(s for s in scores.values() if s is not None)
             hits.append(
                 Hit(
                     self.chunks[item.row],
-                    score,
+                    item.score,
                     ranks,
                     scores,
-                    explain(ranks, scores, item.score if fused else None)
+                    explain(ranks, scores, item.score)
                     + (f" test-code x{factors[item.row]:g}" if item.row in factors else ""),
                 )
             )
+        return hits
+
+    def _single(self, results: Mapping[str, list[tuple[int, float]]], k: int) -> list[Hit]:
+        """One retriever answered: its own order and scores, the top ``k`` only (RRF over one
+        ranking is that ranking: a retriever lists a row once, best first)."""
+        hits = []
+        for name, pairs in results.items():
+            for rank, (row, score) in enumerate(pairs[:k], start=1):
+                ranks: dict[str, int | None] = {r: rank if r == name else None for r in ("bm25", "vector")}
+                scores: dict[str, float | None] = {
+                    r: score if r == name else None for r in ("bm25", "vector")
+                }
+                hits.append(Hit(self.chunks[row], score, ranks, scores, explain(ranks, scores, None)))
         return hits
 
     def _kind_floor(self, ranking: list[Fused], floor: int) -> list[Fused]:

@@ -103,16 +103,23 @@ DEFAULT_JOINT = JointScale(0.5, SideScale(low=0.15, threshold=0.25, high=0.55))
 def lexical_evidence(bm25: BM25Index, terms: Sequence[str], own_terms: frozenset[str] = frozenset()) -> float:
     """Share of the idf mass of the query's distinct terms that the corpus knows (df > 0). Terms
     in ``own_terms`` (a pseudo-query's own chunk) must occur in another chunk too."""
+    return known_idf_share(terms, bm25.document_frequencies(terms), bm25.n_docs, own_terms)
+
+
+def known_idf_share(
+    terms: Sequence[str], df: Mapping[str, int], n_docs: int, own_terms: frozenset[str] = frozenset()
+) -> float:
+    """``lexical_evidence`` from document frequencies already read (a BM25 search returns those of
+    its query: docmill.index reuses them rather than reading the postings bounds again)."""
     unique = list(dict.fromkeys(terms))
     if not unique:
         return 0.0
     total = known = 0.0
     for term in unique:
-        term_id = bm25.term_ids.get(term)
-        df = 0 if term_id is None else int(bm25.indptr[term_id + 1] - bm25.indptr[term_id])
-        idf = math.log1p((bm25.n_docs - df + 0.5) / (df + 0.5))
+        count = df.get(term, 0)
+        idf = math.log1p((n_docs - count + 0.5) / (count + 0.5))
         total += idf
-        if df > (1 if term in own_terms else 0):
+        if count > (1 if term in own_terms else 0):
             known += idf
     return known / total if total > 0 else 0.0
 

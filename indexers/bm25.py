@@ -59,6 +59,14 @@ class BM25Params:
         return cls(**{k: float(v) for k, v in values.items()})
 
 
+@dataclass(frozen=True)
+class BM25Result:
+    """Top hits, (doc id, score) best first, and the df of each distinct query term."""
+
+    hits: list[tuple[int, float]]
+    df: dict[str, int]
+
+
 class BM25Index:
     """Immutable scorer over N documents; document ids are positions 0..N-1 in the build input."""
 
@@ -79,6 +87,9 @@ class BM25Index:
         self.data = data
         self.indices = indices
         self.indptr = indptr
+        # Scalar reads of a memory-mapped array go through np.memmap's Python-level __getitem__;
+        # a plain ndarray view of the same pages skips it (a query reads two bounds per term).
+        self._indptr: npt.NDArray[np.int64] = np.asarray(indptr)
         self.doc_lengths = doc_lengths
         self.tokenizer: dict[str, Any] = dict(tokenizer or {})
         self.n_docs = int(doc_lengths.shape[0])
@@ -120,19 +131,34 @@ class BM25Index:
             doc_lengths=lengths.astype(np.int32),
         )
 
-    def scores(self, query_tokens: Sequence[str]) -> npt.NDArray[np.float32]:
-        """BM25 score of every document (length N); 0 where no query term occurs."""
-        counts: dict[int, int] = {}
+    def _postings(self, query_tokens: Sequence[str]) -> dict[str, tuple[int, int, int]]:
+        """term -> (occurrences in the query, postings start, end) for the query's known terms."""
+        found: dict[str, tuple[int, int, int]] = {}
+        indptr = self._indptr
         for token in query_tokens:
+            if token in found:
+                count, start, end = found[token]
+                found[token] = (count + 1, start, end)
+                continue
             term_id = self.term_ids.get(token)
             if term_id is not None:
-                counts[term_id] = counts.get(term_id, 0) + 1
-        if not counts:
+                start, end = indptr[term_id : term_id + 2].tolist()
+                found[token] = (1, start, end)
+        return found
+
+    def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
+        """df of each distinct term (0 for a term the index has never seen)."""
+        return _df(self._postings(terms), terms)
+
+    def scores(self, query_tokens: Sequence[str]) -> npt.NDArray[np.float32]:
+        """BM25 score of every document (length N); 0 where no query term occurs."""
+        return self._scores(self._postings(query_tokens))
+
+    def _scores(self, postings: Mapping[str, tuple[int, int, int]]) -> npt.NDArray[np.float32]:
+        if not postings:
             return np.zeros(self.n_docs, dtype=np.float32)
-        indptr = self.indptr
         docs, weights = [], []
-        for term_id, count in counts.items():
-            start, end = int(indptr[term_id]), int(indptr[term_id + 1])
+        for count, start, end in postings.values():
             docs.append(self.indices[start:end])
             weights.append(self.data[start:end] * count if count > 1 else self.data[start:end])
         # One C loop over all postings of the query (a term's postings never repeat a document,
@@ -200,11 +226,22 @@ class BM25Index:
 
         ``allowed`` (bool, length N) filters before the cut, so k allowed matches give k hits.
         """
+        return self.search(query_tokens, k, allowed).hits
+
+    def search(
+        self, query_tokens: Sequence[str], k: int, allowed: npt.NDArray[np.bool_] | None = None
+    ) -> BM25Result:
+        """``top_k`` with the document frequencies of the query's terms, read on the way (the
+        abstain evidence needs them: indexers/abstain.py)."""
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
-        if k == 0:
-            return []
-        scores = self.scores(query_tokens)
+        postings = self._postings(query_tokens)
+        hits = self._top(self._scores(postings), k, allowed) if k else []
+        return BM25Result(hits, _df(postings, query_tokens))
+
+    def _top(
+        self, scores: npt.NDArray[np.float32], k: int, allowed: npt.NDArray[np.bool_] | None
+    ) -> list[tuple[int, float]]:
         if allowed is not None:
             if allowed.dtype != np.bool_ or allowed.shape != (self.n_docs,):
                 raise ValueError(
@@ -212,13 +249,13 @@ class BM25Index:
                     f"got {allowed.dtype} {allowed.shape}"
                 )
             scores = np.where(allowed, scores, np.float32(0))
-        matched = int(np.count_nonzero(scores > 0))
-        if matched > k:
+        candidates = np.flatnonzero(scores > 0)
+        if len(candidates) > k:
             # Keep every doc tied with the k-th score so the tie-break below is by id, not by luck.
-            kth = np.partition(scores, self.n_docs - k)[self.n_docs - k]
-            candidates = np.flatnonzero(scores >= kth)
-        else:
-            candidates = np.flatnonzero(scores > 0)
+            # The k-th best is found among the matches only (usually far fewer than N).
+            matched = scores[candidates]
+            kth = np.partition(matched, len(matched) - k)[len(matched) - k]
+            candidates = candidates[matched >= kth]
         order = np.lexsort((candidates, -scores[candidates]))[:k]
         best = candidates[order]
         return list(zip(best.tolist(), scores[best].tolist(), strict=True))
@@ -276,6 +313,13 @@ class BM25Index:
         except (KeyError, TypeError, ValueError) as exc:
             raise BM25FormatError(f"{folder / PARAMS_FILE}: bad k1/b: {exc}") from exc
         return cls(vocab=vocab, params=bm25_params, tokenizer=params.get("tokenizer"), **arrays)
+
+
+def _df(postings: Mapping[str, tuple[int, int, int]], terms: Sequence[str]) -> dict[str, int]:
+    return {
+        term: postings[term][2] - postings[term][1] if term in postings else 0
+        for term in dict.fromkeys(terms)
+    }
 
 
 def _weights(
