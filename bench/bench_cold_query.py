@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import BENCH_CACHE, REPO, median, table  # noqa: E402
+from indexers.layout import CURRENT  # noqa: E402
 
 QUERY = "How do I install Lumen on Linux?"
 
@@ -50,7 +51,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     cache = BENCH_CACHE / "cold-query-cache"
-    if not (args.index / "CURRENT").is_file():
+    if not (args.index / CURRENT).is_file():
         subprocess.run(
             [str(REPO / ".venv/bin/docmill"), "ingest", str(REPO / "samples"), "--index", str(args.index)],
             check=True,

@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import BENCH_CACHE, current_rss_mib, median, run_child, table  # noqa: E402
+from indexers.layout import BM25_DIR, CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE  # noqa: E402
 
 
 def generate(root: Path, n: int, dim: int = 384, seed: int = 7) -> Path:
@@ -52,11 +53,11 @@ def generate(root: Path, n: int, dim: int = 384, seed: int = 7) -> Path:
     write_chunks(folder, chunks)
     tokenizer = Tokenizer()
     BM25Index.build([[vocab[t] for t in picks[row]] for row in range(n)]).save(
-        folder / "bm25", tokenizer=tokenizer.to_dict()
+        folder / BM25_DIR, tokenizer=tokenizer.to_dict()
     )
     vectors = rng.standard_normal((n, dim), dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    save_faiss(build_faiss(vectors), folder / "vectors.faiss")
+    save_faiss(build_faiss(vectors), folder / VECTORS_FILE)
     manifest = Manifest(
         docmill_version=__version__,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -69,8 +70,8 @@ def generate(root: Path, n: int, dim: int = 384, seed: int = 7) -> Path:
         counts={"documents": n // 20, "indexed": n // 20, "skipped": 0, "chunks": n},
         documents=[],
     )
-    names = ["chunks.jsonl", "chunk_offsets.npy", "vectors.faiss"]
-    names += sorted(f"bm25/{p.name}" for p in (folder / "bm25").iterdir())
+    names = [CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE]
+    names += sorted(f"{BM25_DIR}/{p.name}" for p in (folder / BM25_DIR).iterdir())
     manifest.record_files(folder, names)
     manifest.write(folder)
     store.publish(folder)
@@ -94,9 +95,9 @@ def child(kind: str, root: str) -> None:
     else:
         from indexers.vectors import load_faiss
 
-        kept = [load_faiss(build / "vectors.faiss", mmap=False), (build / "chunks.jsonl").read_bytes()]
-        kept += [np.load(p) for p in sorted((build / "bm25").glob("*.npy"))]
-        kept.append(np.load(build / "chunk_offsets.npy"))
+        kept = [load_faiss(build / VECTORS_FILE, mmap=False), (build / CHUNKS_FILE).read_bytes()]
+        kept += [np.load(p) for p in sorted((build / BM25_DIR).glob("*.npy"))]
+        kept.append(np.load(build / OFFSETS_FILE))
         opened = time.perf_counter() - started
     first_query = time.perf_counter() - started
     print(

@@ -31,6 +31,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np  # noqa: E402
 
 from bench.common import REPO, SCIFACT, interleaved, median, percentile, table  # noqa: E402
+from indexers.layout import CURRENT, EMBEDDINGS_FILE  # noqa: E402
 
 
 def scifact_index(index: Path | None) -> Path:
@@ -45,7 +46,7 @@ def scifact_index(index: Path | None) -> Path:
     cache = REPO / DEFAULT_CACHE
     built = [p for p in cache.glob("scifact-*") if IndexStore(p).current_name() is not None]
     if built:
-        return max(built, key=lambda p: (p / "CURRENT").stat().st_mtime)
+        return max(built, key=lambda p: (p / CURRENT).stat().st_mtime)
     return ensure_index(load_beir(SCIFACT, "train"), cache)
 
 
@@ -57,7 +58,7 @@ def langchain_peer(index: Any, model_path: str) -> Any:
     from langchain_huggingface import HuggingFaceEmbeddings
 
     texts = [chunk.index_text for chunk in index.chunks.all()]
-    vectors = np.load(index.build / "embeddings.npy")
+    vectors = np.load(index.build / EMBEDDINGS_FILE)
     embeddings = HuggingFaceEmbeddings(model=model_path, encode_kwargs={"normalize_embeddings": True})
     store = FAISS.from_embeddings(list(zip(texts, vectors.tolist(), strict=True)), embeddings)
     bm25 = BM25Retriever.from_texts(texts, k=10)
@@ -99,7 +100,7 @@ def llamaindex_peer(index: Any, model_path: str) -> Any:
         async def _aget_query_embedding(self, query: str) -> list[float]:
             return self._get_query_embedding(query)
 
-    vectors = np.load(index.build / "embeddings.npy")
+    vectors = np.load(index.build / EMBEDDINGS_FILE)
     nodes = [
         TextNode(text=chunk.index_text, id_=str(i), embedding=vector.tolist())
         for i, (chunk, vector) in enumerate(zip(index.chunks.all(), vectors, strict=True))

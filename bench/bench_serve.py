@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx  # noqa: E402
 
 from bench.common import BENCH_CACHE, REPO, SCIFACT, percentile, table  # noqa: E402
+from indexers.layout import BUILDS, CHUNKS_FILE  # noqa: E402
 
 WORK = BENCH_CACHE / "serve"
 DOCMILL = str(REPO / ".venv/bin/docmill")
@@ -126,11 +127,11 @@ class Clients:
 def build_facts(index: Path) -> dict[str, tuple[set[str], str | None]]:
     """Each build's chunk ids and the generation its marker record names."""
     facts = {}
-    for build in sorted((index / "builds").iterdir()):
-        if not (build / "chunks.jsonl").is_file():
+    for build in sorted((index / BUILDS).iterdir()):
+        if not (build / CHUNKS_FILE).is_file():
             continue
         ids, generation = set(), None
-        for line in (build / "chunks.jsonl").open(encoding="utf-8"):
+        for line in (build / CHUNKS_FILE).open(encoding="utf-8"):
             chunk = json.loads(line)
             ids.add(chunk["id"])
             if "serve bench re-index generation" in chunk["text"]:

@@ -27,7 +27,8 @@ from tree_sitter import Parser
 
 from docmill.graph import CodeGraph
 from docmill.repomap import repo_map
-from indexers.graph import GRAPH_FILE, FileGraph, read_rows, write_graph
+from indexers.graph import FileGraph, read_rows, write_graph
+from indexers.layout import GRAPH_FILE
 from parsers.code import parse
 from parsers.code_graph import extract
 from parsers.code_languages import LANGUAGE_BY_SUFFIX, load_language

@@ -19,7 +19,6 @@ from typing import IO, Any
 
 from docmill.hits import Hit
 from indexers.graph import (
-    GRAPH_FILE,
     GRAPH_KEY,
     GRAPH_VERSION,
     FileGraph,
@@ -27,6 +26,7 @@ from indexers.graph import (
     check_version,
     read_rows,
 )
+from indexers.layout import GRAPH_FILE
 from indexers.manifest import Manifest
 from parsers.model import Definition, Reference
 

@@ -24,6 +24,7 @@ from indexers.abstain import AbstainModel, known_idf_share, lexical_evidence
 from indexers.bm25 import BM25Index, BM25Result
 from indexers.calibrate import is_source_chunk
 from indexers.fusion import Fused, rrf
+from indexers.layout import BM25_DIR, CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE
 from indexers.manifest import Manifest, ManifestError
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
@@ -39,12 +40,6 @@ from indexers.vectors import (
 if TYPE_CHECKING:
     from docmill.live import LiveIndex
 
-CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE, BM25_DIR = (
-    "chunks.jsonl",
-    "chunk_offsets.npy",
-    "vectors.faiss",
-    "bm25",
-)
 # Code in test files: fused scores are multiplied by this in hybrid search (bench/code_questions.py,
 # docs/EVALUATION.md: tests of a function otherwise crowd out the function itself).
 TEST_CODE_WEIGHT = 0.8

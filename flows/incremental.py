@@ -22,6 +22,7 @@ import numpy as np
 
 from chunkers.model import Chunk
 from indexers.graph import GRAPH_VERSION, FileGraph, read_graph
+from indexers.layout import CHUNKS_FILE, EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE
 from indexers.manifest import DocumentRecord, Manifest, ManifestError, file_sha256
 from indexers.store import IndexStore, NoIndex
 
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EMBEDDING_KEYS_FILE = "embedding_keys.npy"
 # Stored in Manifest.extra: what a build's chunks depend on besides the file bytes. Chunks of an
 # earlier build are reused only when this matches exactly (a docmill upgrade or other chunk or parse
 # options mean a full re-parse; `full_rebuild` forces one).
@@ -72,8 +72,8 @@ class EmbeddingCache:
         return cls([], np.zeros((0, 0), dtype=np.float32))
 
     @classmethod
-    def load(cls, folder: Path, embeddings_file: str) -> EmbeddingCache:
-        keys_path, vectors_path = folder / EMBEDDING_KEYS_FILE, folder / embeddings_file
+    def load(cls, folder: Path) -> EmbeddingCache:
+        keys_path, vectors_path = folder / EMBEDDING_KEYS_FILE, folder / EMBEDDINGS_FILE
         if not keys_path.is_file() or not vectors_path.is_file():
             return cls.empty()  # a build from before the cache existed
         keys = np.load(keys_path, allow_pickle=False)
@@ -116,9 +116,7 @@ class PreviousBuild:
         self._records = {r.path: r for r in self.manifest.documents}
 
 
-def load_previous(
-    store: IndexStore, config: IngestConfig, chunks_file: str, embeddings_file: str
-) -> PreviousBuild | None:
+def load_previous(store: IndexStore, config: IngestConfig) -> PreviousBuild | None:
     """The current build, or None when there is none or it cannot be trusted (then the caller does a
     full build; a damaged build is never reused)."""
     try:
@@ -133,7 +131,7 @@ def load_previous(
     reusable = manifest.extra.get(REUSE_KEY) == reuse_key(config)
     chunks_by_path: dict[str, list[Chunk]] = {}
     if reusable:
-        with open(folder / chunks_file, encoding="utf-8") as handle:
+        with open(folder / CHUNKS_FILE, encoding="utf-8") as handle:
             for line in handle:
                 chunk = Chunk.from_json(json.loads(line))
                 chunks_by_path.setdefault(chunk.path, []).append(chunk)
@@ -142,7 +140,7 @@ def load_previous(
         manifest,
         reusable,
         chunks_by_path,
-        EmbeddingCache.load(folder, embeddings_file),
+        EmbeddingCache.load(folder),
         read_graph(folder) if reusable else {},
     )
 

@@ -27,7 +27,16 @@ from indexers.abstain import calibrate_abstain
 from indexers.bm25 import BM25Index, BM25Params
 from indexers.calibrate import VERSION as CALIBRATION_VERSION
 from indexers.calibrate import calibrate_fusion
-from indexers.graph import GRAPH_FILE, GRAPH_KEY, FileGraph, write_graph
+from indexers.graph import GRAPH_KEY, FileGraph, write_graph
+from indexers.layout import (
+    BM25_DIR,
+    CHUNKS_FILE,
+    EMBEDDING_KEYS_FILE,
+    EMBEDDINGS_FILE,
+    GRAPH_FILE,
+    OFFSETS_FILE,
+    VECTORS_FILE,
+)
 from indexers.manifest import DocumentRecord, Manifest
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
@@ -41,11 +50,6 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 IGNORED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
-CHUNKS_FILE = "chunks.jsonl"
-OFFSETS_FILE = "chunk_offsets.npy"
-VECTORS_FILE = "vectors.faiss"
-EMBEDDINGS_FILE = "embeddings.npy"
-BM25_DIR = "bm25"
 FUSION_KEY = "fusion"
 # Recalibrate the fusion weights when at least this share of the files was added, changed or removed.
 RECALIBRATE_SHARE = 0.2
@@ -271,7 +275,7 @@ def build_index(
             **(extra or {}),
         },
     )
-    names = [CHUNKS_FILE, OFFSETS_FILE, EMBEDDINGS_FILE, incremental.EMBEDDING_KEYS_FILE, VECTORS_FILE]
+    names = [CHUNKS_FILE, OFFSETS_FILE, EMBEDDINGS_FILE, EMBEDDING_KEYS_FILE, VECTORS_FILE]
     names += sorted(f"{BM25_DIR}/{p.name}" for p in (folder / BM25_DIR).iterdir())
     names += [GRAPH_FILE] if graph is not None else []
     manifest.record_files(folder, names)
@@ -395,7 +399,7 @@ def prepare(
 ) -> tuple[incremental.Plan, incremental.PreviousBuild | None]:
     """Discover the tree and diff it against the current build. Call under the index lock."""
     refs = discover(sources)
-    previous = incremental.load_previous(store, config, CHUNKS_FILE, EMBEDDINGS_FILE)
+    previous = incremental.load_previous(store, config)
     return incremental.plan(refs, previous, full_rebuild=full_rebuild), previous
 
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from indexers.layout import GRAPH_FILE
 from parsers.model import CodeGraph, Definition, Reference
 
-GRAPH_FILE = "graph.jsonl"
 GRAPH_KEY = "graph"  # in Manifest.extra
 GRAPH_VERSION = 1
 

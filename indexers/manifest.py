@@ -11,8 +11,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from indexers.layout import MANIFEST
+
 SCHEMA_VERSION = 1
-MANIFEST_NAME = "manifest.json"
 
 
 class ManifestError(RuntimeError):
@@ -83,7 +84,7 @@ class Manifest:
             raise ManifestError(f"manifest has unexpected fields: {exc}") from exc
 
     def write(self, folder: Path) -> Path:
-        path = folder / MANIFEST_NAME
+        path = folder / MANIFEST
         tmp = path.with_suffix(".tmp")
         with open(tmp, "w", encoding="utf-8") as handle:
             json.dump(self.to_json(), handle, ensure_ascii=False, indent=1)
@@ -93,9 +94,9 @@ class Manifest:
 
     @classmethod
     def read(cls, folder: Path) -> Manifest:
-        path = folder / MANIFEST_NAME
+        path = folder / MANIFEST
         if not path.is_file():
-            raise ManifestError(f"no {MANIFEST_NAME} in {folder}: not a docmill build")
+            raise ManifestError(f"no {MANIFEST} in {folder}: not a docmill build")
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:

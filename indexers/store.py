@@ -3,7 +3,7 @@ os.replace, a LOCK that serialises writers, and pruning of old builds.
 
     INDEX/CURRENT            one line: the active build's folder name
     INDEX/LOCK               flock'ed by a writer while it builds and publishes
-    INDEX/builds/<name>/     one build (manifest.json, chunks.jsonl, bm25/, vectors.faiss, ...)
+    INDEX/builds/<name>/     one build (manifest.json, chunks.jsonl, bm25/ ...; names in indexers.layout)
 """
 
 from __future__ import annotations
@@ -18,10 +18,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-CURRENT = "CURRENT"
-LOCK = "LOCK"
-BUILDS = "builds"
-MANIFEST = "manifest.json"  # a build is complete once its manifest is written (indexers.manifest)
+from indexers.layout import BUILDS, CURRENT, LOCK, MANIFEST
 
 
 class IndexLocked(RuntimeError):
