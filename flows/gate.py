@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flows.pipeline import IngestError
+from flows.records import IngestError
 
 GATE_KEY = "quality_gate"
 

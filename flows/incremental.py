@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkers.model import Chunk
+from flows.records import ParseOutcome, SourceRef, chunk_outcome
 from indexers.graph import GRAPH_VERSION, FileGraph, read_graph
 from indexers.layout import CHUNKS_FILE, EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE
 from indexers.manifest import DocumentRecord, Manifest, ManifestError, file_sha256
@@ -28,7 +29,6 @@ from indexers.store import IndexStore, NoIndex
 
 if TYPE_CHECKING:
     from flows.config import IngestConfig
-    from flows.pipeline import ParseOutcome, SourceRef
 
 log = logging.getLogger(__name__)
 
@@ -220,8 +220,6 @@ def assemble(
 ) -> tuple[list[Chunk], list[DocumentRecord]]:
     """Chunks and records of the new build in source order, reused or freshly chunked: the same
     order and content a full build produces."""
-    from flows.pipeline import chunk_outcome
-
     chunks: list[Chunk] = []
     records: list[DocumentRecord] = []
     for ref in the_plan.refs:

@@ -28,6 +28,7 @@ from chunkers.model import Chunk
 from chunkers.sizing import ChunkOptions
 from flows import incremental, pipeline
 from flows.config import IngestConfig
+from flows.records import ParseOutcome, SourceRef
 from indexers.graph import GRAPH_VERSION
 from indexers.manifest import DocumentRecord
 from indexers.store import IndexStore
@@ -43,7 +44,7 @@ IO_RETRIES: dict[str, Any] = {
 
 
 def _parse_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
-    ref: pipeline.SourceRef = parameters["ref"]
+    ref: SourceRef = parameters["ref"]
     digest = hashlib.sha256()
     try:
         digest.update(Path(ref.path).read_bytes())
@@ -71,13 +72,13 @@ def plan_task(
 
 
 @task(cache_key_fn=_parse_cache_key, cache_expiration=timedelta(days=30), persist_result=True, **IO_RETRIES)
-def parse_task(ref: pipeline.SourceRef, options: ParseOptions) -> pipeline.ParseOutcome:
+def parse_task(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
     return pipeline.parse_file(ref, options)
 
 
 @task(cache_policy=NO_CACHE)
 def chunk_task(
-    the_plan: incremental.Plan, outcomes: dict[str, pipeline.ParseOutcome], config: IngestConfig
+    the_plan: incremental.Plan, outcomes: dict[str, ParseOutcome], config: IngestConfig
 ) -> tuple[list[Chunk], list[DocumentRecord]]:
     chunks, records = incremental.assemble(the_plan, outcomes, config)
     pipeline.check_outcome(records, chunks, config)

@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
-from chunkers.registry import chunk_document
 from flows import incremental
 from flows.config import IngestConfig
+from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
+from flows.records import IngestError, ParseOutcome, SourceRef
 from indexers.abstain import calibrate_abstain
 from indexers.bm25 import BM25Index, BM25Params
 from indexers.calibrate import VERSION as CALIBRATION_VERSION
@@ -42,7 +43,7 @@ from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
 from indexers.vectors import MAX_QUERY_UNKNOWN_SHARE, Embedder, build_faiss, save_faiss, unknown_token_share
 from parsers.guard import parse_with_limits
-from parsers.model import ParsedDocument, SkipFile
+from parsers.model import SkipFile
 from parsers.options import ParseOptions
 from parsers.source import SourceFile
 
@@ -55,24 +56,6 @@ FUSION_KEY = "fusion"
 RECALIBRATE_SHARE = 0.2
 # Warn when the embedding model cannot read more than this share of the corpus.
 HIGH_UNKNOWN_SHARE = 0.2
-
-
-class IngestError(RuntimeError):
-    """The ingest finished without publishing (nothing indexable, or strict mode saw skips)."""
-
-
-@dataclass(frozen=True)
-class SourceRef:
-    """A file to ingest: its location and its stable id (root folder name + relative POSIX path)."""
-
-    path: Path
-    rel_path: str
-
-
-@dataclass
-class ParseOutcome:
-    record: DocumentRecord
-    documents: list[ParsedDocument] = field(default_factory=list)
 
 
 @dataclass
@@ -189,14 +172,6 @@ def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
             k: v for k, v in docs[0].metadata.items() if isinstance(v, str | int | float | bool)
         }
     return ParseOutcome(record, docs)
-
-
-def chunk_outcome(outcome: ParseOutcome, config: IngestConfig) -> list[Chunk]:
-    chunks = [c for doc in outcome.documents for c in chunk_document(doc, config.chunk)]
-    outcome.record.chunks = len(chunks)
-    if outcome.record.status == "indexed" and not chunks:
-        outcome.record.status, outcome.record.reason = "skipped", "no indexable text"
-    return chunks
 
 
 def embed_chunks(chunks: Sequence[Chunk], embedder: Embedder) -> np.ndarray:
@@ -411,8 +386,6 @@ def run_gate(
     current build keeps serving) when the new one is worse by more than the margin."""
     if not config.golden:
         return None
-    from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
-
     gate = evaluate_builds(store, folder, config, embedder)
     manifest = Manifest.read(folder)
     manifest.extra[GATE_KEY] = gate.to_json()

@@ -56,14 +56,14 @@ class PageError(str):
 # --- helper process side ------------------------------------------------------------------------
 
 
-def serve(fd: int, parent: int) -> None:
+def serve(fd: int, parent: int, read_outcome: Callable[[Any, int, ParseOptions], Outcome]) -> None:
     """Helper loop on socket ``fd``: ("open", data, options) | ("pages", start, stop) -> reply
     ("pages", start, outcomes) or ("failed", start, stop, traceback) | ("close",): forget the
-    document (an idle helper holds no file)."""
+    document (an idle helper holds no file). ``read_outcome(pdf, index, options)`` reads one page
+    (parsers.pdf's, passed in by the helper program so this module never imports its caller)."""
     import pdfplumber
 
     from parsers.guard import apply_process_limits
-    from parsers.pdf import read_outcome
 
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     conn = Connection(fd)
@@ -107,7 +107,11 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(1)
 
 
-_HELPER_CODE = "import sys; from parsers.pdf_pool import serve; serve(int(sys.argv[1]), int(sys.argv[2]))"
+# The helper program: this module's loop around parsers.pdf's page reader.
+_HELPER_CODE = (
+    "import sys; from parsers.pdf import read_outcome; from parsers.pdf_pool import serve; "
+    "serve(int(sys.argv[1]), int(sys.argv[2]), read_outcome)"
+)
 
 
 # --- caller side --------------------------------------------------------------------------------
