@@ -30,7 +30,7 @@ from typing import Any
 import pdfplumber
 from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 
-from parsers import bidi_text, layout, pdf_objects, pdf_pool, tables
+from parsers import bidi_text, headings, layout, pdf_objects, pdf_pool, tables
 from parsers.layout import Segment
 from parsers.model import Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
@@ -62,7 +62,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     started = time.monotonic()
     with _open(source.data) as pdf:
         pages, meta = _read_pages(pdf, options, started, source.data)
-        outline = _outline(pdf)
+        outline = headings.read_outline(source.data)
         info_title = _info_title(pdf)
     if not pages:
         raise SkipFile(meta.get("truncated") or "no pages")
@@ -73,7 +73,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
         raise SkipFile(f"no text layer, and OCR was not run: {meta['ocr_skipped'][0]}")
     if not blocks:
         meta["empty"] = "no text layer" + ("" if options.ocr else " and OCR disabled")
-    title = info_title or (outline[0][1] if outline else None) or _first_heading(blocks) or running
+    title = info_title or (outline[0].title if outline else None) or _first_heading(blocks) or running
     return [
         ParsedDocument(
             doc_id=source.rel_path,
@@ -286,21 +286,6 @@ def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[
         )
 
 
-def _outline(pdf: pdfplumber.PDF) -> list[tuple[int, str]]:
-    """(level, title) for each outline entry, 1-based levels; [] when absent or unreadable."""
-    try:
-        entries = list(pdf.doc.get_outlines())
-    except Exception:  # noqa: BLE001 - pdfminer raises PDFNoOutlines and assorted errors; outline is optional
-        return []
-    out = []
-    for level, title, *_ in entries:
-        if isinstance(title, bytes):
-            title = title.decode("utf-8", "replace")
-        if isinstance(title, str) and title.strip():
-            out.append((int(level), " ".join(title.split())))
-    return out
-
-
 def _info_title(pdf: pdfplumber.PDF) -> str | None:
     raw = pdf.metadata.get("Title") if isinstance(pdf.metadata, dict) else None
     if isinstance(raw, bytes):
@@ -318,12 +303,14 @@ def _first_heading(blocks: Sequence[Block]) -> str | None:
     return next((b.text for b in blocks if b.kind == "heading"), None)
 
 
-def assemble(pages: list[PageContent], outline: list[tuple[int, str]], furniture: set[str]) -> list[Block]:
+def assemble(
+    pages: list[PageContent], outline: list[headings.OutlineEntry], furniture: set[str]
+) -> list[Block]:
     """Blocks for all pages: ``furniture`` (layout.find_furniture) dropped, headings levelled,
     continued tables merged."""
     for p in pages:
         p.segments = layout.drop_furniture(p.segments, p.height, furniture)
-    levels = HeadingLevels(outline, [s for p in pages if p.ocr is None for s in p.segments])
+    levels = headings.HeadingLevels(outline, [(p.number, p.segments) for p in pages if p.ocr is None])
     blocks: list[Block] = []
     path: list[tuple[int, str]] = []
     previous_table: tables.PageTable | None = None
@@ -357,31 +344,8 @@ def _page_items(page: PageContent) -> list[Any]:
     return items
 
 
-class HeadingLevels:
-    """Heading level of a line: from the outline when the line matches an entry, else from font
-    size rank among the heading-sized lines (largest = 1; bold body-size lines come last)."""
-
-    def __init__(self, outline: list[tuple[int, str]], segments: list[Segment]) -> None:
-        self.outline = {_norm(title): level for level, title in outline}
-        self.body = layout.body_size(segments)
-        sizes = sorted({round(s.size) for s in segments if layout.is_heading(s, self.body)}, reverse=True)
-        self.rank = {size: i + 1 for i, size in enumerate(sizes[:5])}
-
-    def level(self, segs: list[Segment], ocr: bool) -> int | None:
-        text = _norm(" ".join(s.text for s in segs))
-        if text in self.outline:
-            return self.outline[text]
-        if ocr or len(segs) > 2 or not layout.is_heading(segs[0], self.body):
-            return None
-        return self.rank.get(round(segs[0].size), len(self.rank) + 1)
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
 def _prose_blocks(
-    group: list[Segment], page: PageContent, levels: HeadingLevels, path: list[tuple[int, str]]
+    group: list[Segment], page: PageContent, levels: headings.HeadingLevels, path: list[tuple[int, str]]
 ) -> list[Block]:
     text = layout.join_lines([s.text for s in group])
     if not text:
@@ -390,10 +354,9 @@ def _prose_blocks(
     if page.ocr:
         scores = [s.confidence for s in group if s.confidence is not None]
         meta = {"ocr": True, "confidence": round(sum(scores) / max(len(scores), 1), 4)}
-    level = levels.level(group, page.ocr is not None)
+    level = levels.level(group, page.ocr is not None, page.number)
     if level is not None:
-        while path and path[-1][0] >= level:
-            path.pop()
+        levels.close(path, level, text)
         path.append((level, text))
         heading_path = tuple(t for _, t in path)
         return [Block("heading", text, heading_path, page=page.number, metadata={"level": level, **meta})]
