@@ -28,7 +28,7 @@ from typing import Any
 import bm25s
 import numpy as np
 
-from docmill.questions import Question, Tally, first_rank, load_questions, select_half
+from docmill.questions import Question, Tally, first_rank, load_questions, select_half, tally_question
 from indexers.fusion import rrf
 from indexers.vectors import Embedder
 
@@ -161,13 +161,10 @@ def evaluate(pipeline: NaivePipeline, questions: Sequence[Question]) -> dict[str
     out: dict[str, dict[str, Any]] = {}
     for mode in ("bm25", "vector", "hybrid"):
         tallies: dict[str, Tally] = {}
-        for q in questions:
-            for kind in ["all"] + ([q.kind] if q.kind and q.kind != "all" else []):
-                tally = tallies.setdefault(kind, Tally())
-                if q.offtopic:
-                    tally.offtopic += 1  # never abstains
-                else:
-                    tally.add(first_rank(q, pipeline.ranking(q.query, mode)), False)
+        for q in questions:  # it never abstains
+            tally_question(
+                tallies, q, None if q.offtopic else first_rank(q, pipeline.ranking(q.query, mode)), False
+            )
         out[mode] = {kind: t.summary() for kind, t in sorted(tallies.items())}
     return out
 

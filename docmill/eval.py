@@ -181,7 +181,7 @@ def evaluate_questions(
 ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """Each question searched as a user would (abstaining on), per mode: a summary per mode and
     question kind (docmill.questions.Tally), and one record per question and mode for reports."""
-    from docmill.questions import Tally, first_rank
+    from docmill.questions import Tally, first_rank, tally_question
 
     tallies: dict[str, dict[str, Tally]] = {m: {} for m in modes}
     records: list[dict[str, Any]] = []
@@ -202,17 +202,7 @@ def evaluate_questions(
             rank = (
                 first_rank(question, [h.chunk for h in shown.hits], root) if not question.offtopic else None
             )
-            confidence = getattr(result, "confidence", None)
-            kinds = ["all"] + ([question.kind] if question.kind and question.kind != "all" else [])
-            for kind in kinds:
-                tally = tallies[mode].setdefault(kind, Tally())
-                if question.offtopic:
-                    tally.offtopic += 1
-                    tally.offtopic_abstained += int(result.abstained)
-                else:
-                    tally.add(rank, result.abstained)
-                if confidence is not None:
-                    tally.confidences["abstained" if result.abstained else "answered"].append(confidence)
+            tally_question(tallies[mode], question, rank, result.abstained)
             records.append(
                 {
                     "id": question.id,
@@ -222,7 +212,7 @@ def evaluate_questions(
                     "rank": rank,
                     "abstained": result.abstained,
                     "reason": result.reason,
-                    "confidence": confidence,
+                    "confidence": result.confidence,
                 }
             )
     summary = {m: {kind: t.summary() for kind, t in sorted(kinds.items())} for m, kinds in tallies.items()}

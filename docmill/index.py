@@ -34,6 +34,7 @@ from indexers.vectors import (
     ModelUnavailable,
     load_faiss,
     model_available,
+    model_can_read,
     search_faiss,
 )
 
@@ -157,9 +158,7 @@ class HybridIndex:
         if use_vector:
             results["vector"] = self._vector(query, fetch_k, allowed)
         readable = (
-            mode is Mode.HYBRID
-            or not use_vector
-            or self.query_unknown_share(query) <= MAX_QUERY_UNKNOWN_SHARE
+            mode is Mode.HYBRID or not use_vector or model_can_read(self.embedder.query_tokenizer(), query)
         )
         lexical, cosine = self.evidence(
             query, results if readable else {k: v for k, v in results.items() if k != "vector"}, df

@@ -193,7 +193,6 @@ class Tally:
     abstained: int = 0
     offtopic: int = 0
     offtopic_abstained: int = 0
-    confidences: dict[str, list[float]] = field(default_factory=lambda: {"answered": [], "abstained": []})
 
     def add(self, rank: int | None, abstained: bool) -> None:
         self.ranks_no_abstain.append(rank)
@@ -216,6 +215,17 @@ class Tally:
         if self.offtopic:
             out.update(offtopic=self.offtopic, offtopic_abstained=self.offtopic_abstained / self.offtopic)
         return out
+
+
+def tally_question(tallies: dict[str, Tally], question: Question, rank: int | None, abstained: bool) -> None:
+    """Count one searched question into ``tallies`` under "all" and under its own kind."""
+    for kind in ["all"] + ([question.kind] if question.kind and question.kind != "all" else []):
+        tally = tallies.setdefault(kind, Tally())
+        if question.offtopic:
+            tally.offtopic += 1
+            tally.offtopic_abstained += int(abstained)
+        else:
+            tally.add(rank, abstained)
 
 
 def _hit(ranks: Sequence[int | None], k: int) -> float:

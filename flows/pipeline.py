@@ -41,7 +41,7 @@ from indexers.layout import (
 from indexers.manifest import DocumentRecord, Manifest
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
-from indexers.vectors import MAX_QUERY_UNKNOWN_SHARE, Embedder, build_faiss, save_faiss, unknown_token_share
+from indexers.vectors import Embedder, build_faiss, model_can_read, save_faiss, unknown_token_share
 from parsers.guard import parse_with_limits
 from parsers.model import SkipFile
 from parsers.options import ParseOptions
@@ -289,7 +289,7 @@ def fusion_for_build(
         tokenizer,
         vectors,
         embedder.encode,
-        readable=lambda text: unknown_token_share(model_tokenizer, [text]) <= MAX_QUERY_UNKNOWN_SHARE,
+        readable=lambda text: model_can_read(model_tokenizer, text),
     )
     return result
 

@@ -369,6 +369,11 @@ def _torch_threads(threads: int | None) -> Iterator[None]:
 MAX_QUERY_UNKNOWN_SHARE = 0.3
 
 
+def model_can_read(tokenizer: Any, text: str) -> bool:
+    """Whether the model knows enough of ``text``'s word pieces for its vector to mean something."""
+    return unknown_token_share(tokenizer, [text]) <= MAX_QUERY_UNKNOWN_SHARE
+
+
 def unknown_token_share(tokenizer: Any, texts: Sequence[str]) -> float:
     """Share of word pieces the model's tokenizer maps to its unknown token: how much of the text the
     model cannot read at all (Chinese under an English-only vocabulary is mostly [UNK])."""
