@@ -36,6 +36,12 @@ BENCHMARKS = {
         [],
         ["--queries", "50"],
     ),
+    "hybrid": (
+        "The public hybrid call, p50 over 300 SciFact queries, and its stage breakdown (issue 13)",
+        "bench/bench_hybrid.py",
+        ["--queries", "300"],
+        ["--queries", "30"],
+    ),
     "query": (
         "Hybrid query latency: docmill vs LangChain EnsembleRetriever and LlamaIndex QueryFusionRetriever",
         "bench/bench_query.py",
