@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
-from parsers.code import (
+from parsers.code_languages import SPECS, LangSpec, load_language
+from parsers.code_syntax import (
     MAX_NESTED_DEFINITIONS,
     _body,
     _rows,
@@ -29,8 +30,7 @@ from parsers.code import (
     signature,
     split_scope,
 )
-from parsers.code import _Definition as _ScopeDefinition
-from parsers.code_languages import SPECS, LangSpec, load_language
+from parsers.code_syntax import _Definition as _ScopeDefinition
 from parsers.model import CodeGraph, Definition, Reference
 
 MAX_SIGNATURE_CHARS = 160
