@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from indexers.ann import CHOICES as VECTOR_INDEX_CHOICES
 from indexers.vectors import BACKENDS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -43,6 +44,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         keep_builds=args.keep,
         golden=args.golden,
         gate_margin=args.gate_margin,
+        vector_index=args.vector_index,
     )
     progress = _progress if sys.stderr.isatty() and not args.json else None
     report = run_ingest(args.sources, args.index, config, progress=progress, full_rebuild=args.full_rebuild)
@@ -81,6 +83,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         rrf_k=args.rrf_k,
         filters=_filters(args.filter) or None,
         abstain=not args.no_abstain,
+        probe=args.probe,
     )
     if args.json:
         _print_json(result.to_json())
@@ -332,6 +335,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--golden", help="queries.jsonl or BEIR folder: refuse to publish a build that scores worse"
     )
     p.add_argument("--gate-margin", type=float, default=0.01, help="allowed nDCG@10 drop for --golden")
+    p.add_argument(
+        "--vector-index",
+        default="auto",
+        choices=VECTOR_INDEX_CHOICES,
+        help="FAISS index: auto (flat below 100k chunks, HNSW above; default), flat, hnsw or ivf",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 
@@ -352,6 +361,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="path=GLOB, kind=text|table|code, language=L, pages=A-B, metadata.KEY=V (repeatable)",
     )
     p.add_argument("--no-abstain", action="store_true", help="always return the best hits")
+    p.add_argument(
+        "--probe",
+        type=int,
+        default=None,
+        help="HNSW efSearch / IVF nprobe for the vector side (default: the build's, from its manifest)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_query)
 

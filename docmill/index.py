@@ -20,6 +20,7 @@ from docmill.graph import GraphFile, References
 from docmill.hits import Hit, SearchResult, explain
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
 from docmill.rerank import Reranker
+from indexers import ann
 from indexers.abstain import AbstainModel, known_idf_share, lexical_evidence
 from indexers.bm25 import BM25Index, BM25Result
 from indexers.calibrate import is_source_chunk
@@ -76,6 +77,8 @@ class HybridIndex:
         # Every build file is opened here, so a reader keeps a whole build even after a later
         # publish prunes its folder (open files and mmaps outlive the unlink).
         self._faiss: Any = load_faiss(build / VECTORS_FILE)
+        self.vector_index = ann.VectorIndexSpec.from_json(manifest.extra.get(ann.MANIFEST_KEY))
+        ann.check(self._faiss, self.vector_index, str(build / VECTORS_FILE))
         self._embedder = embedder
         self._lock = threading.Lock()
         self._terms = functools.lru_cache(maxsize=1024)(self._tokenize)
@@ -110,9 +113,11 @@ class HybridIndex:
     def _bm25(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> BM25Result:
         return self.bm25.search(self._terms(query), fetch_k, allowed=allowed)
 
-    def _vector(self, query: str, fetch_k: int, allowed: np.ndarray | None) -> list[tuple[int, float]]:
+    def _vector(
+        self, query: str, fetch_k: int, allowed: np.ndarray | None, probe: int | None = None
+    ) -> list[tuple[int, float]]:
         vector = self.embedder.encode([query])[0]
-        return search_faiss(self._faiss, vector, fetch_k, allowed=allowed)
+        return search_faiss(self._faiss, vector, fetch_k, allowed=allowed, probe=probe)
 
     def search(
         self,
@@ -127,6 +132,7 @@ class HybridIndex:
         rerank: Reranker | None = None,
         rerank_k: int = 30,
         test_code_weight: float = TEST_CODE_WEIGHT,
+        probe: int | None = None,
     ) -> SearchResult:
         """Top ``k`` hits for ``query``. ``filters`` (path glob, kind, language, pages, doc_id,
         metadata) restrict both retrievers before the cut; with ``abstain`` a query that matches
@@ -134,8 +140,12 @@ class HybridIndex:
         off by default: none ships offline) re-orders the fused top ``rerank_k``. In hybrid
         mode the fused score of code from test files (``tests/``, ``test_*.py``, ``*_test.go``,
         ``*.spec.ts`` ...) is multiplied by ``test_code_weight``: asked which function does
-        something, the answer is rarely its test (1 turns this off)."""
+        something, the answer is rarely its test (1 turns this off). ``probe``: how much of an
+        approximate vector index one query explores (HNSW efSearch, IVF nprobe; default: the
+        build's, ``vector_index.probe``); more is slower and closer to exact."""
         mode = Mode.from_str(mode)
+        if probe is not None and probe <= 0:
+            raise ValueError(f"probe must be positive, got {probe}")
         if k <= 0 or fetch_k <= 0:
             raise ValueError(f"k and fetch_k must be positive, got k={k}, fetch_k={fetch_k}")
         if not query or not query.strip():
@@ -156,7 +166,7 @@ class HybridIndex:
             bm25 = self._bm25(query, fetch_k, allowed)
             results["bm25"], df = bm25.hits, bm25.df
         if use_vector:
-            results["vector"] = self._vector(query, fetch_k, allowed)
+            results["vector"] = self._vector(query, fetch_k, allowed, probe)
         readable = (
             mode is Mode.HYBRID or not use_vector or model_can_read(self.embedder.query_tokenizer(), query)
         )

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from chunkers.sizing import ChunkOptions
+from indexers.ann import CHOICES as VECTOR_INDEX_CHOICES
 from indexers.vectors import BACKENDS, DEFAULT_MODEL
 from parsers.options import ParseOptions, reject_unknown_fields
 
@@ -32,6 +33,9 @@ class IngestConfig:
     # (int8 weights: ~1.7x faster passages, nDCG@10 -0.002 on SciFact; bench/RESULTS.md). The
     # manifest records it and queries use the same backend.
     embedding_backend: str = "torch"
+    # The FAISS index (indexers.ann): "auto" (flat below ann.FLAT_MAX_VECTORS chunks, HNSW above),
+    # or forced: "flat", "hnsw", "ivf". Recorded in the manifest; the reader checks the file.
+    vector_index: str = "auto"
 
     def __post_init__(self) -> None:
         if self.k1 < 0:
@@ -43,6 +47,9 @@ class IngestConfig:
         if self.embedding_backend not in BACKENDS:
             choices = ", ".join(BACKENDS)
             raise ValueError(f"unknown embedding_backend {self.embedding_backend!r}; expected: {choices}")
+        if self.vector_index not in VECTOR_INDEX_CHOICES:
+            choices = ", ".join(VECTOR_INDEX_CHOICES)
+            raise ValueError(f"unknown vector_index {self.vector_index!r}; expected one of: {choices}")
         if not 0 <= self.gate_margin <= 1:
             raise ValueError(
                 f"gate_margin must be within [0, 1] (an nDCG difference), got {self.gate_margin}"

@@ -215,6 +215,7 @@ def ingest(
     gate_margin: float = 0.01,
     dask_address: str | None = None,
     dask_workers: int = 0,
+    vector_index: str = "auto",
 ) -> dict[str, Any]:
     """Index ``sources`` into ``index`` incrementally (``full_rebuild`` re-does everything) and
     publish the build atomically, after the quality gate if ``golden`` names a query set. Returns
@@ -228,6 +229,7 @@ def ingest(
         keep_builds=keep_builds,
         golden=golden,
         gate_margin=gate_margin,
+        vector_index=vector_index,
     )
     sources = [str(s) for s in sources]
     if dask_address or dask_workers > 0:
@@ -256,4 +258,10 @@ def ingest_with_dask(
 if __name__ == "__main__":
     import sys
 
-    print(ingest(sys.argv[1:-1] or ["samples"], sys.argv[-1] if len(sys.argv) > 1 else "index"))
+    argv = sys.argv[1:]
+    vector_index = "auto"
+    if "--vector-index" in argv:  # python -m flows.ingest [--vector-index auto|flat|hnsw|ivf] SRC... INDEX
+        at = argv.index("--vector-index")
+        vector_index = argv[at + 1]
+        del argv[at : at + 2]
+    print(ingest(argv[:-1] or ["samples"], argv[-1] if argv else "index", vector_index=vector_index))

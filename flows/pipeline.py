@@ -24,6 +24,7 @@ from flows import incremental
 from flows.config import IngestConfig
 from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
 from flows.records import IngestError, ParseOutcome, SourceRef
+from indexers import ann
 from indexers.abstain import calibrate_abstain
 from indexers.bm25 import BM25Index, BM25Params
 from indexers.calibrate import VERSION as CALIBRATION_VERSION
@@ -222,7 +223,8 @@ def build_index(
     incremental.save_embedding_keys(
         folder, [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
     )
-    save_faiss(build_faiss(vectors), folder / VECTORS_FILE)
+    vector_index = ann.choose(len(vectors), config.vector_index)
+    save_faiss(build_faiss(vectors, vector_index), folder / VECTORS_FILE)
     _step(progress, steps, "vectors")
     from docmill import __version__
 
@@ -246,6 +248,7 @@ def build_index(
         extra={
             incremental.REUSE_KEY: incremental.reuse_key(config),
             FUSION_KEY: fusion,
+            ann.MANIFEST_KEY: vector_index.to_json(),
             **graph_summary,
             **(extra or {}),
         },
@@ -366,6 +369,7 @@ def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, so
         and m.bm25 == {"k1": config.k1, "b": config.b}
         and m.sources == [str(s) for s in sources]
         and m.extra.get(FUSION_KEY, {}).get("version") == CALIBRATION_VERSION
+        and m.extra.get(ann.MANIFEST_KEY, {}).get("requested", "auto") == config.vector_index
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from indexers.ann import VectorIndexSpec
 from indexers.onnx_export import ONNX_INPUTS
 
 log = logging.getLogger(__name__)
@@ -386,13 +387,14 @@ def unknown_token_share(tokenizer: Any, texts: Sequence[str]) -> float:
     return unknown / total if total else 0.0
 
 
-def build_faiss(vectors: np.ndarray) -> Any:
-    import faiss
+def build_faiss(vectors: np.ndarray, index: str | VectorIndexSpec = "flat") -> Any:
+    """A FAISS inner-product index over ``vectors`` (rows = ids). ``index``: a kind ("flat",
+    "hnsw", "ivf"), "auto" (by size: indexers.ann.choose) or a spec; record
+    ``indexers.ann.describe(result)`` (or the spec) next to it, so a reader can check the file."""
+    from indexers import ann
 
-    index = faiss.IndexFlatIP(vectors.shape[1])
-    if len(vectors):
-        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
-    return index
+    spec = index if isinstance(index, VectorIndexSpec) else ann.choose(len(vectors), index)
+    return ann.build(vectors, spec)
 
 
 def save_faiss(index: Any, path: Path) -> None:
@@ -414,31 +416,49 @@ def load_faiss(path: Path, mmap: bool = True) -> Any:
 
 
 def search_faiss(
-    index: Any, query: np.ndarray, k: int, allowed: np.ndarray | None = None
+    index: Any,
+    query: np.ndarray,
+    k: int,
+    allowed: np.ndarray | None = None,
+    probe: int | None = None,
 ) -> list[tuple[int, float]]:
     """Top ``k`` (row, cosine) pairs; ``allowed`` (bool mask over rows) is applied inside the search,
-    so a filtered query still gets k hits when k rows are allowed."""
+    so a filtered query still gets k hits when k rows are allowed: an approximate index that finds
+    fewer (a narrow filter) is searched again exhaustively over the allowed rows. ``probe``: how
+    much of an approximate index to explore (HNSW efSearch, IVF nprobe; None: the build's
+    default; ignored by flat)."""
     import faiss
+
+    from indexers import ann
 
     n = index.ntotal
     if n == 0 or k <= 0:
         return []
+    if probe is not None and probe <= 0:
+        raise ValueError(f"probe must be positive, got {probe}")
     query = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
+    selector, bits, want = None, None, min(k, n)
+    if allowed is not None:
+        allowed = np.asarray(allowed, dtype=bool)
+        if allowed.shape != (n,):
+            raise ValueError(f"allowed must be a bool array of shape ({n},), got {allowed.shape}")
+        want = min(k, int(allowed.sum()))
+        if want == 0:
+            return []
+        bits = np.packbits(allowed, bitorder="little")  # kept alive for the selector below
+        selector = faiss.IDSelectorBitmap(n, faiss.swig_ptr(bits))
     # One query is one thread's work: FAISS's OpenMP team only adds barrier waits, which cost
     # 5-20 ms on a busy 2-core machine (bench/bench_query.py). The setting is process-wide, so it is
     # put back after the call.
     threads = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(1)
     try:
-        if allowed is None:
-            scores, ids = index.search(query, min(k, n))
-        else:
-            allowed_ids = np.flatnonzero(allowed).astype(np.int64)
-            if len(allowed_ids) == 0:
-                return []
-            selector = faiss.IDSelectorBatch(allowed_ids)
-            params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]  # stub lacks `sel`
-            scores, ids = index.search(query, min(k, len(allowed_ids)), params=params)
+        params = ann.search_parameters(index, probe, want, selector)
+        scores, ids = index.search(query, want, params=params)
+        if selector is not None and ann.is_approximate(index) and int((ids[0] >= 0).sum()) < want:
+            target, exact = ann.exact_parameters(index, selector)
+            scores, ids = target.search(query, want, params=exact)
     finally:
         faiss.omp_set_num_threads(threads)
+    del bits
     return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]

@@ -1,0 +1,244 @@
+"""Which FAISS index a build's vectors get, chosen by corpus size: exact (flat) search while it is
+fast enough, an approximate index above that, recorded in the manifest and checked on load.
+
+    flat  IndexFlatIP                exact; below FLAT_MAX_VECTORS (bench/bench_scale.py)
+    hnsw  IndexHNSWFlat, inner prod  graph search; no remove_ids (rows are masked with a selector)
+    ivf   IndexIVFFlat, inner prod   k-means cells; supports remove_ids
+
+Vectors are L2-normalised, so inner product is cosine and HNSW/IVF rank exactly as flat would on
+the rows they visit. ``probe`` is how much of an approximate index one query explores (HNSW
+efSearch, IVF nprobe); the build stores a default tuned for recall@10 >= 0.95 against flat at 1M
+vectors, and a query may ask for more (or less).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+KINDS = ("flat", "hnsw", "ivf")
+CHOICES = ("auto", *KINDS)
+# Below this many vectors flat search is the default: one query scans them in under ~3 ms on one
+# core of this machine, no build cost, exact (bench/bench_scale.py's threshold sweep).
+FLAT_MAX_VECTORS = 100_000
+# What "auto" picks above FLAT_MAX_VECTORS.
+AUTO_ANN = "hnsw"
+# HNSW: graph degree and build breadth; efSearch (the default probe) is set so recall@10 against
+# flat is >= 0.95 at 1M MiniLM-like vectors (bench/bench_scale.py).
+HNSW_M = 32
+HNSW_EF_CONSTRUCTION = 80
+HNSW_EF_SEARCH = 64
+# IVF: ~4 sqrt(N) cells (a power of two), trained on at most IVF_TRAIN_PER_CELL vectors per cell.
+IVF_TRAIN_PER_CELL = 64
+IVF_NPROBE_SHARE = 1 / 64  # default nprobe: this share of the cells, at least IVF_MIN_NPROBE
+IVF_MIN_NPROBE = 16
+MANIFEST_KEY = "vectors"
+
+
+class VectorIndexMismatch(ValueError):
+    """The vector index file is not what the manifest says was built: rebuild the index."""
+
+
+@dataclass(frozen=True)
+class VectorIndexSpec:
+    """What to build (or what was built): a kind and its parameters. ``probe`` is the default
+    per-query breadth (efSearch or nprobe; 0 for flat). ``requested`` is what the caller asked
+    for ("auto" or a kind), kept so a re-ingest can tell whether the setting changed."""
+
+    kind: str
+    requested: str = "auto"
+    m: int = 0
+    ef_construction: int = 0
+    nlist: int = 0
+    probe: int = 0
+
+    def __post_init__(self) -> None:
+        check_choice(self.kind, KINDS)
+        check_choice(self.requested, CHOICES)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "requested": self.requested}
+        if self.kind == "hnsw":
+            out.update(M=self.m, ef_construction=self.ef_construction, ef_search=self.probe)
+        elif self.kind == "ivf":
+            out.update(nlist=self.nlist, nprobe=self.probe)
+        return out
+
+    @classmethod
+    def from_json(cls, values: Mapping[str, Any] | None) -> VectorIndexSpec:
+        """The manifest entry; a build from before this entry existed was always flat."""
+        if not values:
+            return cls("flat", requested="flat")
+        kind = str(values.get("kind"))
+        check_choice(kind, KINDS)
+        return cls(
+            kind,
+            requested=str(values.get("requested", kind)),
+            m=int(values.get("M", 0)),
+            ef_construction=int(values.get("ef_construction", 0)),
+            nlist=int(values.get("nlist", 0)),
+            probe=int(values.get("ef_search", values.get("nprobe", 0))),
+        )
+
+
+def check_choice(value: str, choices: tuple[str, ...] = CHOICES) -> str:
+    if value not in choices:
+        raise ValueError(f"unknown vector index {value!r}; expected one of: {', '.join(choices)}")
+    return value
+
+
+def choose(n_vectors: int, requested: str = "auto") -> VectorIndexSpec:
+    """The index for ``n_vectors`` rows: ``requested`` when it names a kind, else by size."""
+    check_choice(requested)
+    kind = requested
+    if requested == "auto":
+        kind = "flat" if n_vectors < FLAT_MAX_VECTORS else AUTO_ANN
+    if kind == "hnsw":
+        return VectorIndexSpec(
+            "hnsw", requested, m=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, probe=HNSW_EF_SEARCH
+        )
+    if kind == "ivf":
+        nlist = ivf_cells(n_vectors)
+        nprobe = min(nlist, max(IVF_MIN_NPROBE, round(nlist * IVF_NPROBE_SHARE)))
+        return VectorIndexSpec("ivf", requested, nlist=nlist, probe=nprobe)
+    return VectorIndexSpec("flat", requested)
+
+
+def ivf_cells(n_vectors: int) -> int:
+    """~4 sqrt(N) cells rounded to a power of two, and at most N / 39 (FAISS wants >= 39 training
+    vectors per cell), at least 1."""
+    if n_vectors < 39:
+        return 1
+    target = 4 * math.sqrt(n_vectors)
+    cells = 2 ** round(math.log2(target))
+    return max(1, min(cells, n_vectors // 39))
+
+
+def build(vectors: np.ndarray, spec: VectorIndexSpec, seed: int = 1234) -> Any:
+    """A FAISS index of ``spec``'s kind over ``vectors`` (float32, L2-normalised rows), ids = rows."""
+    import faiss
+
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    dim = vectors.shape[1]
+    index: Any
+    quantizer: Any
+    if spec.kind == "hnsw":
+        index = faiss.IndexHNSWFlat(dim, spec.m, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = spec.ef_construction
+        index.hnsw.efSearch = spec.probe
+    elif spec.kind == "ivf":
+        quantizer = faiss.IndexFlatIP(dim)
+        index = faiss.IndexIVFFlat(quantizer, dim, spec.nlist, faiss.METRIC_INNER_PRODUCT)
+        index.cp.seed = seed
+        sample = _training_sample(vectors, spec.nlist * IVF_TRAIN_PER_CELL, seed)
+        index.train(sample)
+        index.nprobe = spec.probe
+        # The quantizer belongs to the index from here on (else Python may free it first).
+        index.own_fields = True
+        quantizer.this.disown()
+    else:
+        index = faiss.IndexFlatIP(dim)
+    if len(vectors):
+        index.add(vectors)
+    return index
+
+
+def _training_sample(vectors: np.ndarray, size: int, seed: int) -> np.ndarray:
+    if len(vectors) <= size:
+        return vectors
+    rows = np.sort(np.random.default_rng(seed).choice(len(vectors), size, replace=False))
+    return vectors[rows]
+
+
+def describe(index: Any) -> VectorIndexSpec:
+    """What a loaded FAISS index is, as a spec (``requested`` unknown: set to its kind)."""
+    import faiss
+
+    index = faiss.downcast_index(index)
+    if isinstance(index, faiss.IndexHNSWFlat):
+        hnsw = index.hnsw
+        m = int(hnsw.nb_neighbors(1))  # type: ignore[attr-defined]  # stub lacks it  # level 1 holds M links (level 0 holds 2M)
+        return VectorIndexSpec(
+            "hnsw", "hnsw", m=m, ef_construction=int(hnsw.efConstruction), probe=int(hnsw.efSearch)
+        )
+    if isinstance(index, faiss.IndexIVFFlat):
+        return VectorIndexSpec("ivf", "ivf", nlist=int(index.nlist), probe=int(index.nprobe))
+    if isinstance(index, faiss.IndexFlat):
+        return VectorIndexSpec("flat", "flat")
+    raise VectorIndexMismatch(f"unsupported FAISS index type {type(index).__name__}")
+
+
+def check(index: Any, expected: VectorIndexSpec, where: str = "vectors.faiss") -> None:
+    """Raise VectorIndexMismatch unless ``index`` is the kind (and build parameters) ``expected``
+    records; then set its default probe from ``expected`` (the manifest is the setting)."""
+    found = describe(index)
+    mismatch = (
+        found.kind != expected.kind
+        or (found.kind == "hnsw" and found.m != expected.m)
+        or (found.kind == "ivf" and found.nlist != expected.nlist)
+    )
+    if mismatch:
+        raise VectorIndexMismatch(
+            f"{where} is a {found.kind} index {found.to_json()}, but the manifest records "
+            f"{expected.to_json()}: the files do not belong together; rebuild the index"
+        )
+    if expected.probe:
+        set_probe(index, expected.probe)
+
+
+def set_probe(index: Any, probe: int) -> None:
+    import faiss
+
+    index = faiss.downcast_index(index)
+    if isinstance(index, faiss.IndexHNSWFlat):
+        index.hnsw.efSearch = probe
+    elif isinstance(index, faiss.IndexIVFFlat):
+        index.nprobe = min(probe, index.nlist)
+
+
+def search_parameters(index: Any, probe: int | None, k: int, selector: Any | None) -> Any:
+    """FAISS per-call parameters for ``index``: its probe (``probe`` or the index's default, never
+    below ``k`` for HNSW) and the row selector, without touching the shared index object."""
+    import faiss
+
+    concrete = faiss.downcast_index(index)
+    if isinstance(concrete, faiss.IndexHNSWFlat):
+        ef = max(probe if probe is not None else int(concrete.hnsw.efSearch), k)
+        params: Any = faiss.SearchParametersHNSW()  # type: ignore[attr-defined]  # stub lacks it
+        params.efSearch = ef
+    elif isinstance(concrete, faiss.IndexIVFFlat):
+        params = faiss.SearchParametersIVF()
+        params.nprobe = min(probe if probe is not None else int(concrete.nprobe), int(concrete.nlist))
+    else:
+        params = faiss.SearchParameters()
+    if selector is not None:
+        params.sel = selector
+    return params
+
+
+def exact_parameters(index: Any, selector: Any | None) -> tuple[Any, Any]:
+    """(index, params) that search ``index``'s rows exhaustively, for a filter too narrow for the
+    approximate search to find k allowed rows: HNSW's flat storage, or IVF with every cell."""
+    import faiss
+
+    concrete = faiss.downcast_index(index)
+    if isinstance(concrete, faiss.IndexHNSWFlat):
+        target, params = faiss.downcast_index(concrete.storage), faiss.SearchParameters()
+    elif isinstance(concrete, faiss.IndexIVFFlat):
+        target, params = concrete, faiss.SearchParametersIVF()
+        params.nprobe = int(concrete.nlist)
+    else:
+        target, params = concrete, faiss.SearchParameters()
+    if selector is not None:
+        params.sel = selector
+    return target, params
+
+
+def is_approximate(index: Any) -> bool:
+    import faiss
+
+    return not isinstance(faiss.downcast_index(index), faiss.IndexFlat)

@@ -1,0 +1,192 @@
+"""indexers.ann: the FAISS index chosen by size or by force, recorded in the manifest, checked and
+honoured on load, accurate against flat, and filtered searches that still return k rows."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexers import ann
+from indexers.vectors import build_faiss, load_faiss, save_faiss, search_faiss
+
+FAKES_PATH = Path(__file__).resolve().parent.parent / "flows" / "fakes.py"
+
+
+def hash_embedder():
+    """tests/flows/fakes.py's HashEmbedder, loaded by path (tests/ is not a package)."""
+    if "docmill_test_fakes" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("docmill_test_fakes", FAKES_PATH)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["docmill_test_fakes"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["docmill_test_fakes"].HashEmbedder()
+
+
+def clustered(n: int, dim: int = 48, clusters: int = 40, seed: int = 0) -> np.ndarray:
+    """Unit vectors from a Gaussian mixture with low-rank clusters, the shape of text embeddings
+    (topics, each spread along a few directions), not uniform noise."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((clusters, dim))
+    bases = rng.standard_normal((clusters, 6, dim)) * 0.5
+    which = rng.integers(0, clusters, n)
+    x = centres[which] + np.einsum("nk,nkd->nd", rng.standard_normal((n, 6)), bases[which])
+    x += 0.15 * rng.standard_normal((n, dim))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    return x.astype(np.float32)
+
+
+def test_choice_by_size_and_by_force():
+    assert ann.choose(ann.FLAT_MAX_VECTORS - 1).kind == "flat"
+    big = ann.choose(ann.FLAT_MAX_VECTORS)
+    assert big.kind == ann.AUTO_ANN and big.requested == "auto" and big.probe > 0
+    assert ann.choose(10, "hnsw").kind == "hnsw"
+    assert ann.choose(10**6, "flat").kind == "flat"
+    ivf = ann.choose(10**6, "ivf")
+    assert (ivf.kind, ivf.nlist) == ("ivf", 4096) and 0 < ivf.probe <= ivf.nlist
+
+
+@pytest.mark.parametrize("bad", ["hsnw", "", "Flat"])
+def test_a_bad_option_is_a_clear_value_error(bad):
+    with pytest.raises(ValueError, match=r"unknown vector index .*expected one of: auto, flat, hnsw, ivf"):
+        ann.choose(100, bad)
+    from flows.config import IngestConfig
+
+    with pytest.raises(ValueError, match="unknown vector_index"):
+        IngestConfig(vector_index=bad)
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf"])
+def test_file_round_trip_is_described_as_built(tmp_path, kind):
+    vectors = clustered(3000)
+    spec = ann.choose(len(vectors), kind)
+    save_faiss(build_faiss(vectors, spec), tmp_path / "v.faiss")
+    loaded = load_faiss(tmp_path / "v.faiss")
+    found = ann.describe(loaded)
+    assert (found.kind, found.m, found.nlist, found.probe) == (spec.kind, spec.m, spec.nlist, spec.probe)
+    ann.check(loaded, spec)  # no error
+
+
+@pytest.mark.parametrize("kind", ["hnsw", "ivf"])
+def test_recall_at_10_against_flat(kind):
+    both = clustered(30_200, seed=1)
+    vectors, queries = both[:30_000], both[30_000:]  # queries from the same mixture, not indexed
+    flat = build_faiss(vectors, "flat")
+    approx = build_faiss(vectors, kind)
+    recall = []
+    for query in queries:
+        truth = {row for row, _ in search_faiss(flat, query, 10)}
+        found = {row for row, _ in search_faiss(approx, query, 10)}
+        recall.append(len(truth & found) / 10)
+    assert np.mean(recall) >= 0.95
+    # A larger probe explores more: recall does not drop.
+    wider = [
+        len(
+            {r for r, _ in search_faiss(flat, q, 10)} & {r for r, _ in search_faiss(approx, q, 10, probe=256)}
+        )
+        / 10
+        for q in queries[:50]
+    ]
+    assert np.mean(wider) >= np.mean(recall[:50]) - 1e-9
+
+
+@pytest.mark.parametrize("kind", ["hnsw", "ivf"])
+@pytest.mark.parametrize("allowed_share", [0.5, 0.01, 0.0005])
+def test_filtered_search_returns_k_allowed_rows(kind, allowed_share):
+    both = clustered(20_010, seed=3)
+    vectors, queries = both[:20_000], both[20_000:]
+    index = build_faiss(vectors, kind)
+    rng = np.random.default_rng(4)
+    allowed = rng.random(len(vectors)) < allowed_share
+    allowed[:12] = True  # at least 12 rows allowed
+    flat = build_faiss(vectors, "flat")
+    for query in queries:
+        hits = search_faiss(index, query, 10, allowed=allowed)
+        assert len(hits) == 10
+        assert all(allowed[row] for row, _ in hits)
+        scores = [s for _, s in hits]
+        assert scores == sorted(scores, reverse=True)
+        if allowed.sum() < 200:  # narrow filter: searched exactly
+            assert [r for r, _ in hits] == [r for r, _ in search_faiss(flat, query, 10, allowed=allowed)]
+    few = np.zeros(len(vectors), dtype=bool)
+    few[[3, 7]] = True
+    assert sorted(r for r, _ in search_faiss(index, vectors[0], 10, allowed=few)) == [3, 7]
+    assert search_faiss(index, vectors[0], 10, allowed=np.zeros(len(vectors), dtype=bool)) == []
+
+
+def test_bad_probe_is_a_value_error():
+    index = build_faiss(clustered(500), "hnsw")
+    with pytest.raises(ValueError, match="probe must be positive"):
+        search_faiss(index, clustered(1)[0], 5, probe=0)
+
+
+@pytest.fixture
+def hnsw_index(tmp_path, small_tree):
+    from flows.config import IngestConfig
+    from flows.pipeline import run_ingest
+
+    embedder = hash_embedder()
+    index = tmp_path / "index"
+    run_ingest(
+        [small_tree], index, IngestConfig(model=embedder.model_name, vector_index="hnsw"), embedder=embedder
+    )
+    return index, embedder
+
+
+def test_choice_is_recorded_and_honoured_on_open(hnsw_index):
+    import docmill
+    from indexers.manifest import Manifest
+    from indexers.store import IndexStore
+
+    root, embedder = hnsw_index
+    manifest = Manifest.read(IndexStore(root).current_build())
+    assert manifest.extra["vectors"] == {
+        "kind": "hnsw",
+        "requested": "hnsw",
+        "M": ann.HNSW_M,
+        "ef_construction": ann.HNSW_EF_CONSTRUCTION,
+        "ef_search": ann.HNSW_EF_SEARCH,
+    }
+    index = docmill.open_index(root, embedder=embedder)
+    assert index.vector_index.kind == "hnsw"
+    assert ann.describe(index._faiss).kind == "hnsw"
+    default = index.search("orbital daemon install", k=3, mode="vector", abstain=False)
+    wide = index.search("orbital daemon install", k=3, mode="vector", abstain=False, probe=500)
+    assert default.hits and [h.chunk.id for h in default.hits] == [h.chunk.id for h in wide.hits]
+    filtered = index.search("install", k=2, mode="vector", abstain=False, filters={"kind": "code"})
+    assert len(filtered.hits) == 2 and all(h.chunk.kind == "code" for h in filtered.hits)
+    with pytest.raises(ValueError, match="probe must be positive"):
+        index.search("install", mode="vector", probe=-1)
+
+
+def test_manifest_and_file_mismatch_is_a_clear_error(hnsw_index):
+    import docmill
+    from indexers.store import IndexStore
+
+    root, embedder = hnsw_index
+    path = IndexStore(root).current_build() / "manifest.json"
+    data = json.loads(path.read_text())
+    data["extra"]["vectors"] = {"kind": "flat", "requested": "flat"}
+    path.write_text(json.dumps(data))
+    with pytest.raises(ann.VectorIndexMismatch, match="hnsw index .* manifest records .*flat.*rebuild"):
+        docmill.open_index(root, embedder=embedder)
+
+
+def test_re_ingest_with_another_choice_rebuilds(hnsw_index, small_tree):
+    from flows.config import IngestConfig
+    from flows.pipeline import run_ingest
+
+    root, embedder = hnsw_index
+    same = run_ingest(
+        [small_tree], root, IngestConfig(model=embedder.model_name, vector_index="hnsw"), embedder=embedder
+    )
+    assert not same.published
+    other = run_ingest(
+        [small_tree], root, IngestConfig(model=embedder.model_name, vector_index="flat"), embedder=embedder
+    )
+    assert other.published
