@@ -1,7 +1,8 @@
 """PDF -> one ParsedDocument: text layer in reading order, bordered tables, OCR of scanned pages.
 
 Per page: bordered tables are found first (parsers.tables) and their characters removed from the
-prose; the remaining words become line segments ordered column by column (parsers.layout); a page
+prose; then tables aligned by whitespace are found among the remaining words (parsers.unruled) and
+their words removed too; the rest become line segments ordered column by column (parsers.layout); a page
 without a text layer and without a table is rendered and OCR'd (parsers.ocr). Across pages:
 running headers/footers are dropped, headings come from the outline (else font size/weight),
 and a table continued on the next page is merged into one.
@@ -30,7 +31,7 @@ from typing import Any
 import pdfplumber
 from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 
-from parsers import bidi_text, headings, layout, pdf_objects, pdf_pool, tables
+from parsers import bidi_text, headings, layout, pdf_objects, pdf_pool, tables, unruled
 from parsers.layout import Segment
 from parsers.model import Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
@@ -38,6 +39,9 @@ from parsers.source import SourceFile
 
 _CAPTION = re.compile(r"^(table|tab\.|tableau|tabelle|表)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
 _BOLD_MARKERS = ("bold", "black", "heavy", "semibold", "demi")
+_MONO_MARKERS = ("courier", "mono", "consol", "menlo", "code", "typewriter")
+# Unruled (whitespace-aligned) tables on: bench/table_adjacency.py turns it off to measure "before".
+UNRULED_TABLES = True
 
 
 @dataclass
@@ -204,7 +208,10 @@ def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) ->
     readable = [c for c in chars if not is_unmapped(c)]
     unmapped = len(chars) - len(readable)
     words = list(_words(page, readable))
-    segments = bidi_text.logical_segments(layout.words_to_segments(words))  # RTL lines: logical order
+    if UNRULED_TABLES and words:
+        words, page_tables = _unruled_tables(words, page_tables)
+    # RTL lines in logical order
+    segments = bidi_text.logical_segments(layout.words_to_segments(map(_segment, words)))
     content = PageContent(number, float(page.height), segments, page_tables)
     if unmapped:
         content.unmapped_glyphs = unmapped
@@ -219,6 +226,23 @@ def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) ->
             return content
         content.ocr_pending = True
     return content
+
+
+def _unruled_tables(
+    words: list[unruled.Word], ruled: list[tables.PageTable]
+) -> tuple[list[unruled.Word], list[tables.PageTable]]:
+    """Whitespace-aligned tables among the words outside ruled tables: the words they hold leave
+    the prose, the tables join the ruled ones (top to bottom)."""
+    found = unruled.find_tables(words)
+    if not found:
+        return words, ruled
+    taken = {id(w) for t in found for w in t.words}
+    extra = [tables.PageTable(t.bbox, Table(t.rows, t.header_rows), t.columns) for t in found]
+    return [w for w in words if id(w) not in taken], sorted([*ruled, *extra], key=lambda pt: pt.bbox[1])
+
+
+def _segment(word: unruled.Word) -> Segment:
+    return Segment(word.text, word.x0, word.top, word.x1, word.bottom, word.size, word.bold)
 
 
 def run_ocr(content: PageContent, options: ParseOptions, pdf_data: bytes) -> None:
@@ -263,7 +287,7 @@ def needs_ocr(
     return unmapped > readable
 
 
-def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[Segment]:
+def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[unruled.Word]:
     if not chars:
         return
     keep = {id(c) for c in chars}  # identity set: `obj in chars` compared dicts, quadratic per page
@@ -275,14 +299,16 @@ def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[
     for w in prose.extract_words(extra_attrs=["size", "fontname"], x_tolerance_ratio=0.15):
         if not w["upright"]:
             continue  # rotated prose (margins, stamps) would garble the reading order
-        yield Segment(
+        font = str(w["fontname"]).lower()
+        yield unruled.Word(
             text=w["text"],
             x0=float(w["x0"]),
             top=float(w["top"]),
             x1=float(w["x1"]),
             bottom=float(w["bottom"]),
             size=float(w["size"]),
-            bold=any(m in str(w["fontname"]).lower() for m in _BOLD_MARKERS),
+            bold=any(m in font for m in _BOLD_MARKERS),
+            mono=any(m in font for m in _MONO_MARKERS),
         )
 
 

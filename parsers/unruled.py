@@ -1,0 +1,404 @@
+"""Unruled tables: columns aligned by whitespace, found from word boxes alone (pure functions).
+
+A page's words outside ruled tables go through small steps, each unit-tested without files:
+
+``group_lines`` (words -> lines by vertical overlap) -> ``split_chunks`` (a line -> runs of words
+separated by gaps wider than ``CHUNK_GAP`` x the font size: the would-be cells) -> ``lanes``
+(a page laid out in text columns is cut at its gutter first, so a table inside one text column is
+not read as one with the prose beside it) -> ``blocks`` (runs of consecutive lines most of which
+have two chunks or more) -> ``separators`` (x positions that no chunk of the block's lines
+covers, kept when enough lines have text on both sides: the column gaps that persist down the
+block) -> ``build_grid`` (words to columns; a header label spanning columns stays whole, in the
+first column it covers) -> ``merge_wrapped`` (a row label drawn on two lines is one cell) ->
+``header_count`` -> ``is_data_table`` (the false-positive guards).
+
+What is *not* a data table, and which guard says so (parsers.unruled_guards): two text columns of
+prose (long cells), a numbered or bulleted list (a marker column), a table of contents (dotted
+leaders, or page numbers rising down a two-column layout), a form of ``Label:`` / value pairs, a
+code listing (monospace font, code punctuation), a justified paragraph (its wide gaps do not line
+up across lines, so no block forms).
+
+Coordinates are top-down, in points, as pdfplumber gives them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from parsers import bidi_text
+from parsers.unruled_guards import is_data_table, is_numeric, is_year
+
+CHUNK_GAP = 0.75  # x font size: a gap wider than this between two words may separate two cells
+MAX_LINE_GAP = 2.2  # x line height: a wider vertical gap ends a table
+MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, wrapped labels)
+MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
+PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is prose
+PROSE_WIDTH = 0.25
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    size: float = 10.0
+    bold: bool = False
+    mono: bool = False
+
+    @property
+    def height(self) -> float:
+        return self.bottom - self.top
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Words of one line with no gap wider than ``CHUNK_GAP`` between them."""
+
+    words: tuple[Word, ...]
+
+    @property
+    def x0(self) -> float:
+        return self.words[0].x0
+
+    @property
+    def x1(self) -> float:
+        return max(w.x1 for w in self.words)
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+
+@dataclass(frozen=True)
+class Line:
+    chunks: tuple[Chunk, ...]
+
+    @property
+    def words(self) -> tuple[Word, ...]:
+        return tuple(w for c in self.chunks for w in c.words)
+
+    @property
+    def top(self) -> float:
+        return min(w.top for w in self.words)
+
+    @property
+    def bottom(self) -> float:
+        return max(w.bottom for w in self.words)
+
+    @property
+    def size(self) -> float:
+        sizes = sorted(w.size for w in self.words)
+        return sizes[len(sizes) // 2]
+
+
+@dataclass(frozen=True)
+class UnruledTable:
+    """A table found from whitespace: its box, rows of cell text, header rows, the relative column
+    boundaries (for continuation across pages, as tables.PageTable has), and the words it took."""
+
+    bbox: tuple[float, float, float, float]
+    rows: tuple[tuple[str, ...], ...]
+    header_rows: int
+    columns: tuple[float, ...]
+    words: tuple[Word, ...]
+
+
+def group_lines(words: Iterable[Word]) -> list[list[Word]]:
+    """Words into lines (vertical overlap over half the smaller height), each left to right."""
+    lines: list[list[Word]] = []
+    for word in sorted(words, key=lambda w: (w.top, w.x0)):
+        for line in reversed(lines[-4:]):
+            ref = line[0]
+            if min(ref.bottom, word.bottom) - max(ref.top, word.top) > 0.5 * min(ref.height, word.height):
+                line.append(word)
+                break
+        else:
+            lines.append([word])
+    return [sorted(line, key=lambda w: w.x0) for line in lines]
+
+
+def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
+    """One line's words as chunks, cut where the gap exceeds ``gap`` x the font size."""
+    chunks: list[list[Word]] = [[words[0]]]
+    for prev, word in zip(words, words[1:], strict=False):
+        if word.x0 - prev.x1 > gap * max(prev.size, word.size, 1.0):
+            chunks.append([word])
+        else:
+            chunks[-1].append(word)
+    return Line(tuple(Chunk(tuple(c)) for c in chunks))
+
+
+# --- text columns of the page -------------------------------------------------------------------
+
+
+def _is_prose(chunk: Chunk, text_width: float) -> bool:
+    return len(chunk.words) >= PROSE_WORDS and chunk.x1 - chunk.x0 >= PROSE_WIDTH * text_width
+
+
+def page_gutter(lines: Sequence[Line], text_width: float) -> float | None:
+    """The x of a gutter between text columns: the widest strip in the middle of the text that no
+    prose chunk crosses, with at least three prose chunks on each side; None on a one-column page."""
+    prose = [c for line in lines for c in line.chunks if _is_prose(c, text_width)]
+    if len(prose) < 6:
+        return None
+    lo, hi = min(c.x0 for c in prose), max(c.x1 for c in prose)
+    best: tuple[float, float] | None = None
+    start: float | None = None
+    x = lo + 0.2 * (hi - lo)
+    while x <= hi - 0.2 * (hi - lo):
+        free = not any(c.x0 < x < c.x1 for c in prose)
+        if free and start is None:
+            start = x
+        if (not free or x + 1 > hi - 0.2 * (hi - lo)) and start is not None:
+            if best is None or x - start > best[1] - best[0]:
+                best = (start, x)
+            start = None
+        x += 1.0
+    if best is None:
+        return None
+    mid = (best[0] + best[1]) / 2
+    left = sum(1 for c in prose if c.x1 <= mid)
+    right = sum(1 for c in prose if c.x0 >= mid)
+    return mid if left >= 3 and right >= 3 else None
+
+
+def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list[Line]]:
+    """Sequences of lines to search for tables: the whole page, or, on a page with a gutter, the
+    lines cut at it (only lines near prose: a full-width table below two text columns stays whole)."""
+    mid = page_gutter(lines, text_width) if depth > 0 else None
+    if mid is None:
+        return [list(lines)]
+    crossing = [any(c.x0 < mid < c.x1 for c in line.chunks) for line in lines]
+    prose_line = [
+        not crossing[i] and any(_is_prose(c, text_width) for c in line.chunks) for i, line in enumerate(lines)
+    ]
+    left: list[Line] = []
+    right: list[Line] = []
+    whole: list[Line] = []
+    for i, line in enumerate(lines):
+        near = any(prose_line[k] for k in range(max(0, i - 1), min(len(lines), i + 2)))
+        if crossing[i] or not near:
+            whole.append(line)
+            continue
+        lc = tuple(c for c in line.chunks if c.x1 <= mid)
+        rc = tuple(c for c in line.chunks if c.x0 >= mid)
+        if lc:
+            left.append(Line(lc))
+        if rc:
+            right.append(Line(rc))
+    width = text_width / 2
+    return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
+
+
+# --- blocks and columns -------------------------------------------------------------------------
+
+
+def blocks(lines: Sequence[Line]) -> list[list[Line]]:
+    """Runs of lines that may form a table: lines with two chunks or more, close together, with at
+    most ``MAX_SINGLE_RUN`` short one-chunk lines in a row between them."""
+    out: list[list[Line]] = []
+    current: list[Line] = []
+    singles = 0
+    for line in sorted(lines, key=lambda ln: ln.top):
+        multi = len(line.chunks) >= 2
+        close = bool(current) and line.top - current[-1].bottom <= MAX_LINE_GAP * max(line.size, 1.0)
+        short = len(line.words) <= 6
+        if current and close and (multi or (short and singles < MAX_SINGLE_RUN)):
+            current.append(line)
+            singles = 0 if multi else singles + 1
+            continue
+        if current:
+            out.append(_trim(current))
+        current, singles = ([line], 0) if multi else ([], 0)
+    if current:
+        out.append(_trim(current))
+    return [b for b in out if sum(len(ln.chunks) >= 2 for ln in b) >= MIN_MULTI_LINES]
+
+
+def _trim(block: list[Line]) -> list[Line]:
+    while block and len(block[-1].chunks) < 2:
+        block = block[:-1]
+    return block
+
+
+def separators(block: Sequence[Line]) -> list[float]:
+    """Column boundaries: the middle of each x-strip that (almost) no chunk of the block's
+    multi-chunk lines covers, where enough lines have text on both sides."""
+    multi = [ln for ln in block if len(ln.chunks) >= 2]
+    lo = int(min(c.x0 for ln in multi for c in ln.chunks))
+    hi = int(max(c.x1 for ln in multi for c in ln.chunks)) + 1
+    cover = [0] * (hi - lo + 1)
+    for ln in multi:
+        for c in ln.chunks:
+            for x in range(int(c.x0) - lo, min(int(c.x1) - lo + 1, len(cover))):
+                cover[x] += 1
+    allow = len(multi) // 6  # a spanning header label may cross a column gap
+    need = max(2, int(0.3 * len(multi) + 0.5))
+    out: list[float] = []
+    x = 0
+    while x < len(cover):
+        if cover[x] > allow:
+            x += 1
+            continue
+        end = x
+        while end < len(cover) and cover[end] <= allow:
+            end += 1
+        if x > 0 and end < len(cover):
+            sep = lo + _best_strip(cover[x:end], x)
+            both = sum(1 for ln in multi if ln.chunks[0].x0 < sep < ln.chunks[-1].x1)
+            if both >= need:
+                out.append(sep)
+        x = end
+    return out
+
+
+def _best_strip(strip: Sequence[int], offset: int) -> float:
+    """Middle of the longest run of the lowest coverage in ``strip`` (offsets from ``lo``)."""
+    low = min(strip)
+    best = (0, 0)
+    i = 0
+    while i < len(strip):
+        if strip[i] != low:
+            i += 1
+            continue
+        j = i
+        while j < len(strip) and strip[j] == low:
+            j += 1
+        if j - i > best[1] - best[0]:
+            best = (i, j)
+        i = j
+    return offset + (best[0] + best[1]) / 2
+
+
+# --- cells --------------------------------------------------------------------------------------
+
+Grid = list[list[list[Word]]]  # rows x columns x words
+
+
+def _slot(x: float, seps: Sequence[float]) -> int:
+    return sum(1 for s in seps if x > s)
+
+
+def _first_data_line(block: Sequence[Line], seps: Sequence[float]) -> int:
+    """Index of the first line with a number (not a year) right of the label column."""
+    for i, line in enumerate(block):
+        for c in line.chunks:
+            if c.x0 > seps[0] and is_numeric(c.text) and not is_year(c.text):
+                return i
+    return 1
+
+
+def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]:
+    """Each line as a row of columns (words per cell), and how many leading lines are header
+    lines. In a header line a chunk overlapping several columns is one spanning label, placed in
+    the first column it covers; elsewhere words go to the column holding their centre."""
+    n = len(seps) + 1
+    head = _first_data_line(block, seps)
+    grid: Grid = []
+    for i, line in enumerate(block):
+        row: list[list[Word]] = [[] for _ in range(n)]
+        for c in line.chunks:
+            first, last = _slot(c.x0 + 1, seps), _slot(c.x1 - 1, seps)
+            if i < head and first != last:
+                row[first].extend(c.words)
+                continue
+            for w in c.words:
+                row[_slot((w.x0 + w.x1) / 2, seps)].append(w)
+        grid.append(row)
+    return grid, head
+
+
+def _starts_lower(cell: Sequence[Word]) -> bool:
+    return bool(cell) and cell[0].text[:1].islower()
+
+
+def merge_wrapped(grid: Grid, head: int) -> Grid:
+    """A body row holding only a label that continues on the next row's label (that one starts in
+    lower case: "Coastal districts" / "and islands  45,889 ...") joins it; so does a label-only row
+    that starts in lower case after a row with values (values on the label's first line)."""
+    out: Grid = [list(r) for r in grid[:head]]
+    pending: list[Word] | None = None
+    for row in grid[head:]:
+        label_only = bool(row[0]) and not any(row[1:])
+        if pending is not None:
+            if _starts_lower(row[0]):
+                row = [pending + row[0], *row[1:]]
+            else:
+                out.append([pending, *[[] for _ in row[1:]]])
+            pending = None
+        if label_only and _starts_lower(row[0]) and len(out) > head and any(out[-1][1:]):
+            out[-1][0] = out[-1][0] + row[0]
+            continue
+        if label_only:
+            pending = row[0]
+            continue
+        out.append(row)
+    if pending is not None:
+        out.append([pending, *[[] for _ in range(len(grid[0]) - 1)]])
+    return out
+
+
+def cell_text(words: Sequence[Word]) -> str:
+    """A cell's words: lines top to bottom joined by "\\n", each in logical (reading) order."""
+    lines: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: (w.top, w.x0)):
+        if lines and w.top < lines[-1][0].bottom - 0.3 * lines[-1][0].height:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    texts = (" ".join(w.text for w in sorted(ln, key=lambda w: w.x0)) for ln in lines)
+    return "\n".join(bidi_text.logical_line(t) for t in texts)
+
+
+def header_count(grid: Grid, head: int) -> int:
+    """Header rows: the lines above the first data line, else leading bold rows over a body that
+    is not bold, else 1 (a text-only table's first row)."""
+    if 0 < head < len(grid):
+        return min(head, 4)
+    bold = [all(w.bold for cell in row for w in cell) for row in grid]
+    n = 0
+    while n < len(bold) and bold[n]:
+        n += 1
+    return n if 0 < n < len(grid) else 1
+
+
+def table_from_block(block: Sequence[Line]) -> UnruledTable | None:
+    seps = separators(block)
+    if not seps:
+        return None
+    grid, head = build_grid(block, seps)
+    grid = merge_wrapped(grid, head)
+    grid = [row for row in grid if any(row)]
+    used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
+    grid = [[row[j] for j in used] for row in grid]
+    rows = tuple(tuple(cell_text(cell) for cell in row) for row in grid)
+    header = header_count(grid, head)
+    words = tuple(w for row in grid for cell in row for w in cell)
+    if not is_data_table(rows, header, words):
+        return None
+    x0, x1 = min(w.x0 for w in words), max(w.x1 for w in words)
+    bbox = (x0, min(w.top for w in words), x1, max(w.bottom for w in words))
+    kept = [seps[j - 1] for j in used[1:]]
+    width = (x1 - x0) or 1.0
+    columns = (0.0, *(round((s - x0) / width, 3) for s in kept), 1.0)
+    return UnruledTable(bbox, rows, header, columns, words)
+
+
+def find_tables(words: Sequence[Word], text_width: float | None = None) -> list[UnruledTable]:
+    """Unruled tables among ``words`` (a page's words outside its ruled tables), top to bottom."""
+    if len(words) < 6:
+        return []
+    lines = [split_chunks(ws) for ws in group_lines(words)]
+    if sum(len(ln.chunks) >= 2 for ln in lines) < MIN_MULTI_LINES:  # the cheap gate: most pages stop here
+        return []
+    width = text_width or (max(w.x1 for w in words) - min(w.x0 for w in words))
+    found: list[UnruledTable] = []
+    for lane in lanes(lines, width):
+        for block in blocks(lane):
+            table = table_from_block(block)
+            if table is not None:
+                found.append(table)
+    return sorted(found, key=lambda t: t.bbox[1])
