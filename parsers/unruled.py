@@ -219,7 +219,19 @@ def blocks(lines: Sequence[Line]) -> list[list[Line]]:
 
 
 def _trim(block: list[Line]) -> list[Line]:
+    """``block`` without trailing one-chunk lines, except a lower-case continuation of the last
+    row's label ("Mountain  7  0.4" / "provinces")."""
     while block and len(block[-1].chunks) < 2:
+        last = block[-1]
+        multi = [ln for ln in block if len(ln.chunks) >= 2]
+        continued = (
+            multi
+            and last.chunks[0].text[:1].islower()
+            and abs(last.chunks[0].x0 - multi[-1].chunks[0].x0) < 2 * last.size
+            and last.top - block[-2].bottom < 0.8 * last.size
+        )
+        if continued:
+            break
         block = block[:-1]
     return block
 
@@ -356,6 +368,8 @@ def cell_text(words: Sequence[Word]) -> str:
 def header_count(grid: Grid, head: int) -> int:
     """Header rows: the lines above the first data line, else leading bold rows over a body that
     is not bold, else 1 (a text-only table's first row)."""
+    while head > 1 and grid[head - 1][0] and not any(grid[head - 1][1:]):
+        head -= 1  # a section label before the first data row ("Current assets") is body
     if 0 < head < len(grid):
         return min(head, 4)
     bold = [all(w.bold for cell in row for w in cell) for row in grid]

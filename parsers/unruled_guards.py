@@ -54,9 +54,6 @@ def rejection(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[S
         return "monospace: a code listing"
     if sum(1 for c in filled if _CODE.search(c)) >= max(2, 0.15 * len(filled)):
         return "code punctuation"
-    tiny = sum(1 for c in filled if len("".join(c.split())) <= 2 and not is_numeric(c))
-    if tiny >= max(3, 0.4 * len(filled)):
-        return "scattered glyphs: a figure or a formula"
     if sum(1 for c in filled if _LEADERS.search(c)) >= 2:
         return "dotted leaders: a table of contents"
     columns = [[r[j] for r in rows] for j in range(width)]
@@ -68,6 +65,9 @@ def rejection(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[S
         return "label: value pairs: a form"
     if labels and sum(1 for t in labels if _MARKER.match(t)) * 2 > len(labels):
         return "a marker column: a list"
+    tiny = sum(1 for c in filled if len("".join(c.split())) <= 2 and not is_numeric(c))
+    if tiny >= max(3, 0.4 * len(filled)):
+        return "scattered glyphs: a figure or a formula"
     if width == 2:
         return _two_column_rejection(body)
     return None
