@@ -208,8 +208,10 @@ def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) ->
     readable = [c for c in chars if not is_unmapped(c)]
     unmapped = len(chars) - len(readable)
     words = list(_words(page, readable))
-    if UNRULED_TABLES and words:
-        words, page_tables = _unruled_tables(words, page_tables)
+    if UNRULED_TABLES:
+        page_tables = [t for pt in page_tables for t in _reread_partial_grid(page, pt)]
+        if words:
+            words, page_tables = _unruled_tables(words, page_tables)
     # RTL lines in logical order
     segments = bidi_text.logical_segments(layout.words_to_segments(map(_segment, words)))
     content = PageContent(number, float(page.height), segments, page_tables)
@@ -239,6 +241,24 @@ def _unruled_tables(
     taken = {id(w) for t in found for w in t.words}
     extra = [tables.PageTable(t.bbox, Table(t.rows, t.header_rows), t.columns) for t in found]
     return [w for w in words if id(w) not in taken], sorted([*ruled, *extra], key=lambda pt: pt.bbox[1])
+
+
+# A ruled table with a cell this many lines tall may be a frame around an unruled table (rules
+# around the header and the label column only): its text is read again for aligned columns.
+PARTIAL_GRID_LINES = 5
+
+
+def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) -> list[tables.PageTable]:
+    """``found``, or the unruled tables inside its box when its rules are only a partial grid (a
+    cell holds many lines of aligned figures) and they hold at least twice as many filled cells."""
+    if max((c.count("\n") + 1 for r in found.table.rows for c in r), default=0) < PARTIAL_GRID_LINES:
+        return [found]
+    inside = [c for c in page.chars if tables.centre_in(c, found.bbox) and not is_unmapped(c)]
+    again = unruled.find_tables(list(_words(page, inside)))
+    filled = sum(1 for t in again for r in t.rows for c in r if c.strip())
+    if filled < 2 * sum(1 for r in found.table.rows for c in r if c.strip()):
+        return [found]
+    return [tables.PageTable(t.bbox, Table(t.rows, t.header_rows), t.columns) for t in again]
 
 
 def _segment(word: unruled.Word) -> Segment:
@@ -407,8 +427,7 @@ def _add_table(
         metadata = {"pages": pages, "page_starts": starts}
         blocks.append(_table_block(merged, last.heading_path, last.page, metadata))
         return found
-    title = _caption(blocks, page_number) or (path[-1][1] if path else None)
-    table = Table(found.table.rows, found.table.header_rows, title)
+    table = tables.titled(found.table, _caption(blocks, page_number) or (path[-1][1] if path else None))
     blocks.append(_table_block(table, tuple(t for _, t in path), page_number, {"bbox": list(found.bbox)}))
     return found
 

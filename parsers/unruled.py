@@ -23,6 +23,7 @@ Coordinates are top-down, in points, as pdfplumber gives them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +36,10 @@ MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, 
 MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
 PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is prose
 PROSE_WIDTH = 0.25
+HEADER_GAP = 6.0  # x line height: a header row may stand this far above the body (a rule between)
+_CAPTION = re.compile(
+    r"^(table|tab\.|tableau|tabelle|figure|fig\.|表|图)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -365,6 +370,16 @@ def cell_text(words: Sequence[Word]) -> str:
     return "\n".join(bidi_text.logical_line(t) for t in texts)
 
 
+def _labels_on_the_right(grid: Grid, head: int) -> bool:
+    """The first column of the body holds figures and the last one text (a Hebrew/Arabic table)."""
+
+    def numeric_share(j: int) -> float:
+        cells = [" ".join(w.text for w in row[j]) for row in grid[head:] if row[j]]
+        return sum(1 for c in cells if is_numeric(c)) / len(cells) if cells else 0.0
+
+    return len(grid[0]) > 1 and numeric_share(0) > 0.8 and numeric_share(len(grid[0]) - 1) < 0.2
+
+
 def header_count(grid: Grid, head: int) -> int:
     """Header rows: the lines above the first data line, else leading bold rows over a body that
     is not bold, else 1 (a text-only table's first row)."""
@@ -379,17 +394,52 @@ def header_count(grid: Grid, head: int) -> int:
     return n if 0 < n < len(grid) else 1
 
 
-def table_from_block(block: Sequence[Line]) -> UnruledTable | None:
+def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float]) -> list[Line]:
+    """``block`` with the header lines above it that its blocking left out: lines of column labels
+    (no figures) up to ``HEADER_GAP`` line heights above (a header set apart by a rule), a label
+    over the data columns ("Combined" above "weighted school"), and the short label-only lines
+    between such a header and the block (a section label under the header). A caption, a larger
+    heading or a paragraph line stops the search; a label-only line with no header above it stays
+    out (a heading right above a table is not a row)."""
+    size = sorted(ln.size for ln in block)[len(block) // 2]
+    top, collected, commit = block[0].top, [], 0
+    for line in reversed(above):
+        if top - line.bottom > HEADER_GAP * size or len(collected) >= 4:
+            break
+        if _CAPTION.match(line.chunks[0].text) or line.size > 1.15 * size:
+            break
+        if len(line.chunks) >= 2:
+            if any((is_numeric(c.text) and not is_year(c.text)) or len(c.words) > 6 for c in line.chunks):
+                break
+            collected.append(line)
+            commit = len(collected)
+        elif line.chunks[0].x0 > seps[0] and len(line.words) <= 4:
+            collected.append(line)
+            commit = len(collected)
+        elif len(line.words) <= 6:
+            collected.append(line)
+        else:
+            break
+        top = line.top
+    return [*reversed(collected[:commit]), *block]
+
+
+def table_from_block(block: Sequence[Line], above: Sequence[Line] = ()) -> UnruledTable | None:
     seps = separators(block)
     if not seps:
         return None
+    block = extend_up(block, above, seps)
     grid, head = build_grid(block, seps)
-    grid = merge_wrapped(grid, head)
-    grid = [row for row in grid if any(row)]
+    mirrored = _labels_on_the_right(grid, head)
+    if mirrored:  # a right-to-left table: labels in the last column; the row rules read them first
+        grid = [row[::-1] for row in grid]
+    grid = [row for row in merge_wrapped(grid, head) if any(row)]
+    header = header_count(grid, head)
+    if mirrored:
+        grid = [row[::-1] for row in grid]
     used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
     grid = [[row[j] for j in used] for row in grid]
     rows = tuple(tuple(cell_text(cell) for cell in row) for row in grid)
-    header = header_count(grid, head)
     words = tuple(w for row in grid for cell in row for w in cell)
     if not is_data_table(rows, header, words):
         return None
@@ -411,8 +461,12 @@ def find_tables(words: Sequence[Word], text_width: float | None = None) -> list[
     width = text_width or (max(w.x1 for w in words) - min(w.x0 for w in words))
     found: list[UnruledTable] = []
     for lane in lanes(lines, width):
-        for block in blocks(lane):
-            table = table_from_block(block)
+        ordered = sorted(lane, key=lambda ln: ln.top)
+        start = 0  # lines above a block and below the previous one may be its header
+        for block in blocks(ordered):
+            first = next(i for i, ln in enumerate(ordered) if ln is block[0])
+            table = table_from_block(block, ordered[start:first])
             if table is not None:
                 found.append(table)
+            start = next(i for i, ln in enumerate(ordered) if ln is block[-1]) + 1
     return sorted(found, key=lambda t: t.bbox[1])
