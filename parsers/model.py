@@ -28,11 +28,15 @@ def escape_cell(cell: str) -> str:
 
 @dataclass(frozen=True)
 class Table:
-    """A table as rows of cell strings; ``header_rows`` leading rows form the header."""
+    """A table as rows of cell strings; ``header_rows`` leading rows form the header; ``title`` its
+    caption ("Table 7: ...") or the heading it stands under. ``column_names``: one flattened label
+    per column ("Literacy Status / Illiterate") when the reader knows which header cell spans which
+    columns (bordered PDF tables with several header rows); empty otherwise."""
 
     rows: tuple[tuple[str, ...], ...]
     header_rows: int = 1
     title: str | None = None
+    column_names: tuple[str, ...] = ()
 
     @property
     def header(self) -> tuple[tuple[str, ...], ...]:
@@ -41,6 +45,22 @@ class Table:
     @property
     def body(self) -> tuple[tuple[str, ...], ...]:
         return self.rows[self.header_rows :]
+
+    @property
+    def flat_header(self) -> tuple[str, ...]:
+        """One label per column: ``column_names`` when known, else the distinct non-empty header
+        cells of each column top to bottom, joined with " / "."""
+        if self.column_names:
+            return self.column_names
+        names = []
+        for j in range(self.width):
+            parts: list[str] = []
+            for row in self.header:
+                text = " ".join(row[j].split()) if j < len(row) else ""
+                if text and (not parts or parts[-1] != text):
+                    parts.append(text)
+            names.append(" / ".join(parts))
+        return tuple(names)
 
     @property
     def width(self) -> int:

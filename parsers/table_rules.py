@@ -261,3 +261,46 @@ def _drawn(
         if abs(float(e[at_key]) - at) <= tol
     )
     return covered >= 0.5 * (hi - lo)
+
+
+def fill_seams(rects: Sequence[Char], edges: Sequence[Char], tolerance: float = 1.0) -> set[int]:
+    """Indices of the ``edges`` lying where two filled, unstroked rectangles of the same colour meet
+    (a shaded header drawn as one band per row): no line is visible there, so it is no ruling line
+    and the cells on either side stay one cell. Fills that touch nothing keep their edges: shading
+    laid out with white gaps between cells draws its rules that way."""
+    fills = [r for r in rects if r.get("fill") and not r.get("stroke")]
+    if len(fills) < 2:
+        return set()
+    seams: list[tuple[str, float, float, float]] = []  # orientation, position, start, stop
+    fills.sort(key=lambda r: float(r["top"]))
+    for k, a in enumerate(fills):
+        for b in fills[k + 1 :]:
+            if float(b["top"]) > float(a["bottom"]) + tolerance:
+                break  # sorted by top: no later fill touches ``a``
+            if str(a.get("non_stroking_color")) != str(b.get("non_stroking_color")):
+                continue
+            x_lo, x_hi = max(float(a["x0"]), float(b["x0"])), min(float(a["x1"]), float(b["x1"]))
+            y_lo, y_hi = max(float(a["top"]), float(b["top"])), min(float(a["bottom"]), float(b["bottom"]))
+            if abs(float(a["bottom"]) - float(b["top"])) <= tolerance and x_hi - x_lo > tolerance:
+                seams.append(("h", float(b["top"]), x_lo, x_hi))
+            elif y_hi - y_lo > tolerance:
+                for left, right in ((a, b), (b, a)):
+                    if abs(float(left["x1"]) - float(right["x0"])) <= tolerance:
+                        seams.append(("v", float(right["x0"]), y_lo, y_hi))
+    if not seams:
+        return set()
+    out: set[int] = set()
+    for i, e in enumerate(edges):
+        if e.get("object_type") != "rect_edge" or not e.get("fill") or e.get("stroke"):
+            continue
+        at, lo, hi = _H if e.get("orientation") == "h" else _V
+        for orientation, position, start, stop in seams:
+            if (
+                orientation == e.get("orientation")
+                and abs(float(e[at]) - position) <= tolerance
+                and float(e[lo]) >= start - tolerance
+                and float(e[hi]) <= stop + tolerance
+            ):
+                out.add(i)
+                break
+    return out

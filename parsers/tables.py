@@ -21,8 +21,9 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from parsers import bidi_text
@@ -33,6 +34,7 @@ from parsers.table_rules import (
     cluster,
     dashed_rules,
     dominant_angle,
+    fill_seams,
     frame_lines_upright,
     transform_box,
     transform_char,
@@ -60,8 +62,9 @@ class GridCell:
 
 @dataclass(frozen=True)
 class PageTable:
-    """A table found on a page: its box (page coordinates) and the relative column boundaries
-    used to recognise its continuation on the next page."""
+    """A table found on a page: its box (page coordinates; its caption's box included, so the
+    caption is not read again as prose) and the relative column boundaries used to recognise its
+    continuation on the next page."""
 
     bbox: BBox
     table: Table
@@ -237,20 +240,60 @@ def build_rows(cells: Sequence[GridCell], texts: Sequence[str], n_rows: int, n_c
     return rows
 
 
+def kept_lines(
+    rows: list[list[str]],
+    cells: Sequence[GridCell],
+    thin_rows: Collection[int] = (),
+    thin_cols: Collection[int] = (),
+) -> tuple[list[int], list[int]]:
+    """Grid rows and columns to keep: rows holding text; columns holding text or where a cell
+    starts that is no sliver (made by short ruling lines, lines drawn a little off, double
+    borders): real empty columns of the table are kept."""
+    starts_r = {c.row for c in cells} - set(thin_rows)
+    starts_c = {c.col for c in cells} - set(thin_cols)
+    keep_r = [i for i, r in enumerate(rows) if (i in starts_r or any(r)) and any(c.strip() for c in r)]
+    keep_c = [j for j in range(len(rows[0]) if rows else 0) if j in starts_c or any(r[j] for r in rows)]
+    return keep_r, keep_c
+
+
 def drop_empty_lines(
     rows: list[list[str]],
     cells: Sequence[GridCell],
     thin_rows: Collection[int] = (),
     thin_cols: Collection[int] = (),
 ) -> list[list[str]]:
-    """Drop grid rows/columns that hold no text and that no cell starts in or that are slivers
-    (made by short ruling lines, lines drawn a little off, double borders); real empty columns of
-    the table are kept."""
-    starts_r = {c.row for c in cells} - set(thin_rows)
-    starts_c = {c.col for c in cells} - set(thin_cols)
-    keep_r = [i for i, r in enumerate(rows) if i in starts_r or any(r)]
-    keep_c = [j for j in range(len(rows[0]) if rows else 0) if j in starts_c or any(r[j] for r in rows)]
+    """``rows`` restricted to ``kept_lines``."""
+    keep_r, keep_c = kept_lines(rows, cells, thin_rows, thin_cols)
     return [[rows[i][j] for j in keep_c] for i in keep_r]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A cell in the rows a table is read as (grid rows and columns dropped, spans recounted)."""
+
+    row: int
+    col: int
+    rowspan: int
+    colspan: int
+    text: str
+    bold: bool = False
+
+
+def spans_in_rows(
+    cells: Sequence[GridCell],
+    texts: Sequence[str],
+    bold: Sequence[bool],
+    keep_r: list[int],
+    keep_c: list[int],
+) -> list[Span]:
+    """Each cell's place in the kept rows/columns (cells wholly in dropped lines left out)."""
+    out = []
+    for cell, text, heavy in zip(cells, texts, bold, strict=True):
+        r0, r1 = bisect.bisect_left(keep_r, cell.row), bisect.bisect_left(keep_r, cell.row + cell.rowspan)
+        c0, c1 = bisect.bisect_left(keep_c, cell.col), bisect.bisect_left(keep_c, cell.col + cell.colspan)
+        if r1 > r0 and c1 > c0:
+            out.append(Span(r0, c0, r1 - r0, c1 - c0, text, heavy))
+    return out
 
 
 def _is_numeric(text: str) -> bool:
@@ -279,6 +322,54 @@ def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] 
     return 1
 
 
+MAX_HEADER_ROWS = 4
+
+
+def header_depth(spans: Sequence[Span], rows: Sequence[Sequence[str]], first_guess: int) -> int:
+    """``first_guess`` header rows grown to what the spans say: a header label spanning several
+    header rows ("District" beside a two-row column group) takes the header down to its bottom; a
+    group label over some (not all) columns whose row below holds a label under each of them
+    ("Literacy Status" over "Illiterate", "Read & Write", ...) takes that row in. A body row never
+    joins: the header stops above the last row and at ``MAX_HEADER_ROWS``."""
+    depth = first_guess
+    if depth == 0:
+        return 0
+    width = len(rows[0]) if rows else 0
+    limit = min(MAX_HEADER_ROWS, len(rows) - 1)
+    grown = True
+    while grown and depth < limit:
+        grown = False
+        for span in spans:
+            if span.row >= depth or not span.text:
+                continue
+            bottom = span.row + span.rowspan
+            if bottom > depth:
+                depth, grown = min(bottom, limit), True
+            elif bottom == depth and 1 < span.colspan < width and _labels_under(rows[depth], span):
+                depth, grown = depth + 1, True
+            if grown:
+                break
+    return depth
+
+
+def _labels_under(row: Sequence[str], span: Span) -> bool:
+    under = row[span.col : span.col + span.colspan]
+    return all(c.strip() and not _is_numeric(c) for c in under)
+
+
+def column_names(spans: Sequence[Span], header_rows: int, width: int) -> tuple[str, ...]:
+    """One label per column: the header cells over it, top to bottom, joined with " / "."""
+    parts: list[list[str]] = [[] for _ in range(width)]
+    for span in sorted(spans, key=lambda s: (s.row, s.col)):
+        text = " ".join(span.text.split())
+        if span.row >= header_rows or not text:
+            continue
+        for j in range(span.col, min(span.col + span.colspan, width)):
+            if not parts[j] or parts[j][-1] != text:
+                parts[j].append(text)
+    return tuple(" / ".join(p) for p in parts)
+
+
 # --- rotation -----------------------------------------------------------------------------------
 
 
@@ -298,7 +389,8 @@ def upright_cell(chars: Sequence[Char], table_angle: int) -> list[Char]:
 def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Table, tuple[float, ...]] | None:
     """A Table from cell rectangles and the page's characters; None when it is not a real table
     (fewer than two rows or columns: a framed paragraph, a page border; or almost every cell
-    empty: a bar chart's gridlines, a figure's boxes)."""
+    empty: a bar chart's gridlines, a figure's boxes). A caption boxed onto the table (a first or
+    last row of one cell over the whole width, "Table 7: ...") becomes its title, not a row."""
     frame = (
         min(b[0] for b in cells),
         min(b[1] for b in cells),
@@ -322,31 +414,72 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
         return None  # words cut by the lines: boxes drawn over free text (an infographic)
     per_cell = [upright_cell(dedupe_chars(cs), angle) for cs in assign_chars(inside, placed, located)]
     texts = [cell_text(cs) for cs in per_cell]
-    rows = build_rows(placed, texts, len(ys) - 1, len(xs) - 1)
-    rows = drop_empty_lines(rows, placed, slivers(ys), slivers(xs))
-    rows = [r for r in rows if any(c.strip() for c in r)] if rows else rows
+    title, keep = _boxed_caption(placed, texts, xs, ys)
+    if title is not None:
+        placed, per_cell, texts = (
+            [placed[i] for i in keep],
+            [per_cell[i] for i in keep],
+            [texts[i] for i in keep],
+        )
+    grid = build_rows(placed, texts, len(ys) - 1, len(xs) - 1)
+    keep_r, keep_c = kept_lines(grid, placed, slivers(ys), slivers(xs))
+    rows = [[grid[i][j] for j in keep_c] for i in keep_r]
     if len(rows) < 2 or len(rows[0]) < 2 or sum(map(bool, texts)) < MIN_FILLED * len(texts):
         return None
-    bold = _bold_rows(placed, per_cell)
-    header = detect_header_rows(rows, bold)
+    bold = [_is_bold(cs) for cs in per_cell]
+    spans = spans_in_rows(placed, texts, bold, keep_r, keep_c)
+    header = header_depth(spans, rows, detect_header_rows(rows, _bold_rows(spans, len(rows))))
+    names = column_names(spans, header, len(rows[0])) if header > 1 else ()
     width = (xs[-1] - xs[0]) or 1.0
     columns = tuple(round((x - xs[0]) / width, 3) for x in xs)
-    return Table(tuple(tuple(r) for r in rows), header), columns
+    return Table(tuple(tuple(r) for r in rows), header, title, names), columns
 
 
-def _bold_rows(cells: Sequence[GridCell], per_cell: Sequence[Sequence[Char]]) -> list[bool]:
-    rows: dict[int, list[bool]] = {}
-    for cell, chars in zip(cells, per_cell, strict=True):
-        for ch in chars:
-            rows.setdefault(cell.row, []).append("bold" in str(ch.get("fontname", "")).lower())
-    return [sum(v) * 2 > len(v) for _, v in sorted(rows.items())]
+def _boxed_caption(
+    cells: Sequence[GridCell],
+    texts: Sequence[str],
+    xs: Sequence[float],
+    ys: Sequence[float],
+    tol: float = 2.0,
+) -> tuple[str | None, list[int]]:
+    """(caption, indices of the other cells) when the first or last row of the grid is one cell
+    over the whole width whose text is a caption; (None, all cells) otherwise."""
+    everything = list(range(len(cells)))
+    if len(cells) < 3:
+        return None, everything
+    for i, cell in enumerate(cells):
+        x0, top, x1, bottom = cell.bbox
+        full_width = x0 <= xs[0] + tol and x1 >= xs[-1] - tol
+        at_edge = top <= ys[0] + tol or bottom >= ys[-1] - tol
+        text = " ".join(texts[i].split())
+        if full_width and at_edge and bottom - top < 0.5 * (ys[-1] - ys[0]) and CAPTION.match(text):
+            return text, [k for k in everything if k != i]
+    return None, everything
+
+
+def _is_bold(chars: Sequence[Char]) -> bool:
+    heavy = sum("bold" in str(ch.get("fontname", "")).lower() for ch in chars)
+    return heavy * 2 > len(chars) if chars else False
+
+
+def _bold_rows(spans: Sequence[Span], n_rows: int) -> list[bool]:
+    """Per row: whether most of the cells starting in it that hold text are bold."""
+    votes: list[list[bool]] = [[] for _ in range(n_rows)]
+    for span in spans:
+        if span.text.strip():
+            votes[span.row].append(span.bold)
+    return [sum(v) * 2 > len(v) for v in votes]
 
 
 def find_tables(page: Any) -> list[PageTable]:
-    """Bordered tables on a pdfplumber page, top to bottom (the only function that touches a page)."""
+    """Bordered tables on a pdfplumber page, top to bottom, each titled by its caption when it has
+    one (the only function that touches a page)."""
     edges = page.edges
     if len(edges) < 4:  # a bordered table needs two ruling lines each way; most prose pages have none
         return []
+    seams = fill_seams(page.rects, edges)
+    if seams:  # shading bands meeting without a rule: their common edge is not a ruling line
+        edges = [e for i, e in enumerate(edges) if i not in seams]
     dashed_v, dashed_h = dashed_rules(edges)
     verticals, horizontals = frame_lines_upright([*edges, *dashed_v, *dashed_h], dominant_angle(page.chars))
     settings = {
@@ -354,15 +487,32 @@ def find_tables(page: Any) -> list[PageTable]:
         "explicit_vertical_lines": [*dashed_v, *verticals],
         "explicit_horizontal_lines": [*dashed_h, *horizontals],
     }
+    if seams:
+        kept_v = [e for e in edges if e.get("orientation") == "v"]
+        kept_h = [e for e in edges if e.get("orientation") == "h"]
+        if len(kept_v) < 2 or len(kept_h) < 2:
+            return []
+        settings = {
+            "vertical_strategy": "explicit",
+            "horizontal_strategy": "explicit",
+            "explicit_vertical_lines": [*kept_v, *dashed_v, *verticals],
+            "explicit_horizontal_lines": [*kept_h, *dashed_h, *horizontals],
+        }
     found = page.find_tables(settings)
     out = []
+    boxes: list[_Line] = []  # captions printed in a box of their own (one or two cells)
     for t in found:
         cells = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells]
+        x0, top, x1, bottom = (float(v) for v in t.bbox)
         result = table_from_cells(cells, page.chars)
         if result is not None:
             table, columns = result
-            x0, top, x1, bottom = (float(v) for v in t.bbox)
             out.append(PageTable((x0, top, x1, bottom), table, columns))
+        elif len(cells) <= 2:
+            box = _caption_box(page.chars, (x0, top, x1, bottom))
+            boxes.extend([box] if box is not None else [])
+    if out:
+        out = _with_captions(out, page.chars, boxes)
     return sorted(out, key=lambda pt: pt.bbox[1])
 
 
@@ -374,8 +524,218 @@ def continues(previous: PageTable, current: PageTable, tolerance: float = 0.02) 
 
 
 def merge_continuation(first: Table, more: Table) -> Table:
-    """``more``'s rows appended to ``first``, minus a repeated header."""
+    """``more``'s rows appended to ``first``, minus a repeated header (``first``'s title and
+    column names kept)."""
     rows = more.rows
     if first.header_rows and rows[: first.header_rows] == first.header:
         rows = rows[first.header_rows :]
-    return Table(first.rows + rows, first.header_rows, first.title)
+    return replace(first, rows=first.rows + rows)
+
+
+def titled(table: Table, fallback: str | None) -> Table:
+    """``table`` with its own caption as title, else ``fallback`` (the heading it stands under)."""
+    return table if table.title else replace(table, title=fallback)
+
+
+# --- captions -----------------------------------------------------------------------------------
+
+# "Table 7: ...", "TABLE 3 - ...", "Tab. 2 Results", "Table 4.1 (continued)", "Tableau 2 –", "表 3":
+# the label and its number, then punctuation, the end, or a capitalised word. "Table 3 shows ..."
+# (prose that refers to a table) is not a caption.
+CAPTION = re.compile(
+    r"^(?i:table|tab\.|tableau|tabelle|tabla|tabela)\s*(?:\d+[A-Za-z]?(?:[.\-]\d+)*|[IVXLC]+\b)"
+    r"(?:\s*[:.\-|\u2013\u2014]|\s*$|\s+(?=[A-Z(\d\"\u201c]))"
+    r"|^表\s*[\d一二三四五六七八九十]"
+)
+CAPTION_GAP = 2.0  # font sizes: the farthest a caption stands from its table
+LINE_GAP = 0.9  # font sizes: the largest gap between two lines of one caption
+CAPTION_REACH = 80.0  # points above and below a table searched for its caption
+MAX_CAPTION_LINES = 3
+
+
+@dataclass(frozen=True)
+class Caption:
+    """A table's caption: its text (lines joined by spaces) and its box on the page."""
+
+    text: str
+    bbox: BBox
+
+
+@dataclass(frozen=True)
+class _Line:
+    text: str
+    bbox: BBox
+    size: float
+
+
+def text_lines(chars: Sequence[Char]) -> list[_Line]:
+    """Characters as lines of text, top to bottom, a line cut where a gap wider than two font
+    sizes separates columns of a page."""
+    rows: list[list[Char]] = []
+    for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
+        mid = (float(ch["top"]) + float(ch["bottom"])) / 2
+        row = next((r for r in reversed(rows) if float(r[0]["top"]) <= mid <= float(r[0]["bottom"])), None)
+        if row is None:
+            rows.append([ch])
+        else:
+            row.append(ch)
+    out = []
+    for row in rows:
+        row.sort(key=lambda c: float(c["x0"]))
+        piece: list[Char] = []
+        ends: list[Char | None] = [*row, None]
+        for ch in ends:
+            size = float(piece[-1].get("size") or 10.0) if piece else 10.0
+            if ch is not None and (not piece or float(ch["x0"]) - float(piece[-1]["x1"]) <= 2 * size):
+                piece.append(ch)
+                continue
+            text = cell_text(piece)
+            if text:
+                box = (
+                    min(float(c["x0"]) for c in piece),
+                    min(float(c["top"]) for c in piece),
+                    max(float(c["x1"]) for c in piece),
+                    max(float(c["bottom"]) for c in piece),
+                )
+                sizes = sorted(float(c.get("size") or 10.0) for c in piece)
+                out.append(_Line(text.replace("\n", " "), box, sizes[len(sizes) // 2]))
+            piece = [ch] if ch is not None else []
+    return out
+
+
+def _caption_box(chars: Sequence[Char], box: BBox) -> _Line | None:
+    """A box of one or two cells (not a table) holding only a caption, as one caption line."""
+    inside = [c for c in chars if centre_in(c, box)]
+    lines = text_lines(inside)
+    if not lines or len(lines) > 2 or not CAPTION.match(lines[0].text):
+        return None
+    return _Line(" ".join(ln.text for ln in lines), box, lines[0].size)
+
+
+def _overlaps_x(line: _Line, box: BBox) -> bool:
+    return line.bbox[2] > box[0] + 1 and line.bbox[0] < box[2] - 1
+
+
+def _nearer_other(line: _Line, gap: float, box: BBox, others: Sequence[BBox], tie: float) -> bool:
+    """Whether another table stands closer to ``line`` (vertically, sharing columns) than ``gap``
+    (+ ``tie``: ties go to the table below the line, captions above a table being the rule)."""
+    for other in others:
+        if other == box or not _overlaps_x(line, other):
+            continue
+        other_gap = min(abs(other[1] - line.bbox[3]), abs(line.bbox[1] - other[3]))
+        if other_gap < gap + tie:
+            return True
+    return False
+
+
+def _caption_above(lines: Sequence[_Line], box: BBox, others: Sequence[BBox]) -> list[int]:
+    above = sorted(
+        (i for i, ln in enumerate(lines) if ln.bbox[3] <= box[1] + 2 and _overlaps_x(ln, box)),
+        key=lambda i: -lines[i].bbox[3],
+    )
+    group: list[int] = []
+    edge = box[1]
+    for i in above[:MAX_CAPTION_LINES]:
+        line = lines[i]
+        gap = edge - line.bbox[3]
+        if gap > (LINE_GAP if group else CAPTION_GAP) * line.size:
+            break
+        if not group and _nearer_other(line, gap, box, others, tie=-2.0):
+            break
+        group.insert(0, i)
+        if CAPTION.match(line.text):
+            return group
+        edge = line.bbox[1]
+    return []
+
+
+def _caption_below(lines: Sequence[_Line], box: BBox, others: Sequence[BBox]) -> list[int]:
+    below = sorted(
+        (i for i, ln in enumerate(lines) if ln.bbox[1] >= box[3] - 2 and _overlaps_x(ln, box)),
+        key=lambda i: lines[i].bbox[1],
+    )
+    group: list[int] = []
+    edge = box[3]
+    for i in below[:MAX_CAPTION_LINES]:
+        line = lines[i]
+        gap = line.bbox[1] - edge
+        first = lines[group[0]] if group else None
+        if first is None:
+            if gap > CAPTION_GAP * line.size or not CAPTION.match(line.text):
+                return []
+            if _nearer_other(line, gap, box, others, tie=2.0):
+                return []
+        elif gap > LINE_GAP * line.size or abs(line.size - first.size) > 0.6 or CAPTION.match(line.text):
+            break
+        group.append(i)
+        edge = line.bbox[3]
+    return group
+
+
+def _caption_of(lines: Sequence[_Line], group: Sequence[int]) -> Caption:
+    chosen = [lines[i] for i in group]
+    box = (
+        min(ln.bbox[0] for ln in chosen),
+        min(ln.bbox[1] for ln in chosen),
+        max(ln.bbox[2] for ln in chosen),
+        max(ln.bbox[3] for ln in chosen),
+    )
+    return Caption(" ".join(" ".join(ln.text for ln in chosen).split()), box)
+
+
+def _near_lines(chars: Sequence[Char], boxes: Sequence[BBox], exclude: Sequence[BBox]) -> list[_Line]:
+    """Text lines within ``CAPTION_REACH`` above or below any of ``boxes``, outside ``exclude``."""
+    bands = [(b[1] - CAPTION_REACH, b[3] + CAPTION_REACH) for b in boxes]
+    near = [
+        c
+        for c in chars
+        if any(lo <= float(c["top"]) <= hi for lo, hi in bands) and not centre_in_any(c, exclude)
+    ]
+    return text_lines(near)
+
+
+def find_caption(page: Any, bbox: BBox, other_tables: Sequence[BBox] = ()) -> Caption | None:
+    """The caption of the table at ``bbox`` on a pdfplumber page: a line (or up to three lines)
+    starting "Table N" / "TABLE N" / "Tab. N" directly above the table, else directly below it,
+    within two font sizes; a line standing closer to one of ``other_tables`` is theirs. For any
+    table reader (bordered or not); its box is the caption's, to keep it out of the prose."""
+    exclude = [bbox, *other_tables]
+    lines = _near_lines(page.chars, [bbox], exclude)
+    group = _caption_above(lines, bbox, other_tables) or _caption_below(lines, bbox, other_tables)
+    return _caption_of(lines, group) if group else None
+
+
+def _with_captions(found: list[PageTable], chars: Sequence[Char], boxed: list[_Line]) -> list[PageTable]:
+    """Each table titled by the caption nearest to it: captions above first (for every table),
+    then below for the rest; a line serves one table; the caption's box joins the table's."""
+    found = sorted(found, key=lambda pt: pt.bbox[1])
+    boxes = [pt.bbox for pt in found]
+    untitled = [i for i, pt in enumerate(found) if not pt.table.title]
+    if not untitled:
+        return found
+    lines = _near_lines(chars, [boxes[i] for i in untitled], [*boxes, *(b.bbox for b in boxed)]) + boxed
+    claimed: set[int] = set()
+    captions: dict[int, Caption] = {}
+    for finder in (_caption_above, _caption_below):
+        for k in untitled:
+            if k in captions:
+                continue
+            free = [ln if i not in claimed else _Line("", ln.bbox, ln.size) for i, ln in enumerate(lines)]
+            group = finder(free, boxes[k], boxes)
+            if group and all(i not in claimed for i in group):
+                claimed.update(group)
+                captions[k] = _caption_of(lines, group)
+    out = []
+    for k, pt in enumerate(found):
+        caption = captions.get(k)
+        if caption is None:
+            out.append(pt)
+            continue
+        union = (
+            min(pt.bbox[0], caption.bbox[0]),
+            min(pt.bbox[1], caption.bbox[1]),
+            max(pt.bbox[2], caption.bbox[2]),
+            max(pt.bbox[3], caption.bbox[3]),
+        )
+        out.append(PageTable(union, replace(pt.table, title=caption.text), pt.columns))
+    return out
