@@ -241,9 +241,11 @@ def _trim(block: list[Line]) -> list[Line]:
     return block
 
 
-def separators(block: Sequence[Line]) -> list[float]:
+def separators(block: Sequence[Line], head: int = 0) -> list[float]:
     """Column boundaries: the middle of each x-strip that (almost) no chunk of the block's
-    multi-chunk lines covers, where enough lines have text on both sides."""
+    multi-chunk lines covers, where enough lines have text on both sides; then a column holding
+    only header text (lines before ``head``) joins the body column its text stands over (a label
+    wider than its figures, or one between two boundaries)."""
     multi = [ln for ln in block if len(ln.chunks) >= 2]
     lo = int(min(c.x0 for ln in multi for c in ln.chunks))
     hi = int(max(c.x1 for ln in multi for c in ln.chunks)) + 1
@@ -252,7 +254,7 @@ def separators(block: Sequence[Line]) -> list[float]:
         for c in ln.chunks:
             for x in range(int(c.x0) - lo, min(int(c.x1) - lo + 1, len(cover))):
                 cover[x] += 1
-    allow = len(multi) // 6  # a spanning header label may cross a column gap
+    allow = len(multi) // 6  # a body cell may overflow into a column gap
     need = max(2, int(0.3 * len(multi) + 0.5))
     out: list[float] = []
     x = 0
@@ -269,7 +271,37 @@ def separators(block: Sequence[Line]) -> list[float]:
             if both >= need:
                 out.append(sep)
         x = end
-    return out
+    return _drop_header_only(block, head, out)
+
+
+def _drop_header_only(block: Sequence[Line], head: int, seps: list[float]) -> list[float]:
+    body = [w for ln in block[head:] for w in ln.words]
+    header = [w for ln in block[:head] for w in ln.words]
+    seps = list(seps)
+    changed = True
+    while changed and seps:
+        changed = False
+        bounds = [-1e9, *seps, 1e9]
+        for j in range(len(bounds) - 1):
+            in_slot = [w for w in body if bounds[j] < (w.x0 + w.x1) / 2 <= bounds[j + 1]]
+            if in_slot:
+                continue
+            labels = [w for w in header if bounds[j] < (w.x0 + w.x1) / 2 <= bounds[j + 1]]
+            right = [
+                w for w in body if bounds[j + 1] < (w.x0 + w.x1) / 2 <= bounds[min(j + 2, len(bounds) - 1)]
+            ]
+            joins_right = j + 1 < len(seps) + 1 and any(
+                min(a.x1, b.x1) > max(a.x0, b.x0) for a in labels for b in right
+            )
+            if joins_right and j < len(seps):
+                del seps[j]
+            elif j > 0:
+                del seps[j - 1]
+            else:
+                continue
+            changed = True
+            break
+    return seps
 
 
 def _best_strip(strip: Sequence[int], offset: int) -> float:
@@ -299,12 +331,12 @@ def _slot(x: float, seps: Sequence[float]) -> int:
     return sum(1 for s in seps if x > s)
 
 
-def _first_data_line(block: Sequence[Line], seps: Sequence[float]) -> int:
-    """Index of the first line with a number (not a year) right of the label column."""
+def first_data_line(block: Sequence[Line]) -> int:
+    """Index of the first line with a number (not a year) after its first chunk: the lines above
+    are header lines (1 when no line has one: a text table's first line)."""
     for i, line in enumerate(block):
-        for c in line.chunks:
-            if c.x0 > seps[0] and is_numeric(c.text) and not is_year(c.text):
-                return i
+        if any(is_numeric(c.text) and not is_year(c.text) for c in line.chunks[1:]):
+            return i
     return 1
 
 
@@ -313,14 +345,14 @@ def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]
     lines. In a header line a chunk overlapping several columns is one spanning label, placed in
     the first column it covers; elsewhere words go to the column holding their centre."""
     n = len(seps) + 1
-    head = _first_data_line(block, seps)
+    head = first_data_line(block)
     grid: Grid = []
     for i, line in enumerate(block):
         row: list[list[Word]] = [[] for _ in range(n)]
         for c in line.chunks:
             first, last = _slot(c.x0 + 1, seps), _slot(c.x1 - 1, seps)
             if i < head and first != last:
-                row[first].extend(c.words)
+                row[_label_slot(c, seps, first, last)].extend(c.words)
                 continue
             for w in c.words:
                 row[_slot((w.x0 + w.x1) / 2, seps)].append(w)
@@ -328,14 +360,34 @@ def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]
     return grid, head
 
 
+def _label_slot(chunk: Chunk, seps: Sequence[float], first: int, last: int) -> int:
+    """Column of a header label crossing a column boundary: the one holding 70 % of its width
+    (a label overhanging its column), else the first it covers (a label spanning columns)."""
+    bounds = [-1e9, *seps, 1e9]
+    width = (chunk.x1 - chunk.x0) or 1.0
+    for j in range(first, last + 1):
+        if min(chunk.x1, bounds[j + 1]) - max(chunk.x0, bounds[j]) >= 0.7 * width:
+            return j
+    return first
+
+
 def _starts_lower(cell: Sequence[Word]) -> bool:
     return bool(cell) and cell[0].text[:1].islower()
+
+
+def body_start(grid: Grid, head: int) -> int:
+    """``head`` (the first data line) without the label-only lines right above it: a section
+    label ("Current assets") or a wrapped label's first line is body, not header."""
+    while head > 1 and grid[head - 1][0] and not any(grid[head - 1][1:]):
+        head -= 1
+    return head
 
 
 def merge_wrapped(grid: Grid, head: int) -> Grid:
     """A body row holding only a label that continues on the next row's label (that one starts in
     lower case: "Coastal districts" / "and islands  45,889 ...") joins it; so does a label-only row
     that starts in lower case after a row with values (values on the label's first line)."""
+    head = body_start(grid, head)
     out: Grid = [list(r) for r in grid[:head]]
     pending: list[Word] | None = None
     for row in grid[head:]:
@@ -383,8 +435,7 @@ def _labels_on_the_right(grid: Grid, head: int) -> bool:
 def header_count(grid: Grid, head: int) -> int:
     """Header rows: the lines above the first data line, else leading bold rows over a body that
     is not bold, else 1 (a text-only table's first row)."""
-    while head > 1 and grid[head - 1][0] and not any(grid[head - 1][1:]):
-        head -= 1  # a section label before the first data row ("Current assets") is body
+    head = body_start(grid, head)
     if 0 < head < len(grid):
         return min(head, 4)
     bold = [all(w.bold for cell in row for w in cell) for row in grid]
@@ -425,7 +476,7 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
 
 
 def table_from_block(block: Sequence[Line], above: Sequence[Line] = ()) -> UnruledTable | None:
-    seps = separators(block)
+    seps = separators(block, first_data_line(block))
     if not seps:
         return None
     block = extend_up(block, above, seps)
