@@ -211,7 +211,7 @@ def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) ->
     if UNRULED_TABLES:
         page_tables = [t for pt in page_tables for t in _reread_partial_grid(page, pt)]
         if words:
-            words, page_tables = _unruled_tables(words, page_tables)
+            words, page_tables = _unruled_tables(page, words, page_tables)
     # RTL lines in logical order
     segments = bidi_text.logical_segments(layout.words_to_segments(map(_segment, words)))
     content = PageContent(number, float(page.height), segments, page_tables)
@@ -231,16 +231,34 @@ def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) ->
 
 
 def _unruled_tables(
-    words: list[unruled.Word], ruled: list[tables.PageTable]
+    page: pdfplumber.page.Page, words: list[unruled.Word], ruled: list[tables.PageTable]
 ) -> tuple[list[unruled.Word], list[tables.PageTable]]:
-    """Whitespace-aligned tables among the words outside ruled tables: the words they hold leave
-    the prose, the tables join the ruled ones (top to bottom)."""
+    """Whitespace-aligned tables among the words outside ruled tables, titled by their caption
+    ("Table 3: ..." above or below, tables.find_caption): the words they and their captions hold
+    leave the prose, the tables join the ruled ones (top to bottom)."""
     found = unruled.find_tables(words)
     if not found:
         return words, ruled
     taken = {id(w) for t in found for w in t.words}
-    extra = [tables.PageTable(t.bbox, Table(t.rows, t.header_rows), t.columns) for t in found]
+    boxes = [*(pt.bbox for pt in ruled), *(t.bbox for t in found)]
+    extra = []
+    for t in found:
+        table, bbox = Table(t.rows, t.header_rows), t.bbox
+        caption = tables.find_caption(page, bbox, [b for b in boxes if b != bbox])
+        if caption is not None:
+            table = tables.titled(table, caption.text)
+            taken.update(id(w) for w in words if _centre_in(w, caption.bbox))
+            bbox = _union(bbox, caption.bbox)
+        extra.append(tables.PageTable(bbox, table, t.columns))
     return [w for w in words if id(w) not in taken], sorted([*ruled, *extra], key=lambda pt: pt.bbox[1])
+
+
+def _centre_in(word: unruled.Word, box: tables.BBox) -> bool:
+    return box[0] <= (word.x0 + word.x1) / 2 <= box[2] and box[1] <= (word.top + word.bottom) / 2 <= box[3]
+
+
+def _union(a: tables.BBox, b: tables.BBox) -> tables.BBox:
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
 # A ruled table with a cell this many lines tall may be a frame around an unruled table (rules

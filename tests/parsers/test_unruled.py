@@ -254,6 +254,7 @@ def test_financial_statement_pdf_cells_exact_and_chunked_with_header(tmp_path: P
     doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
     prose = " ".join(b.text for b in doc.blocks if b.kind != "table")
     assert "1,212,345" not in prose and "negative amounts" in prose  # table text left the prose
+    assert "Consolidated balance sheet" not in prose  # so did its caption, now the title
     chunks = list(chunk_table(block, max_tokens=40))  # type: ignore[arg-type]
     assert len(chunks) > 1 and all("|  | 2021 | 2020 |" in ch.text for ch in chunks)
 
