@@ -1,5 +1,8 @@
 """Table chunks: a small table is one chunk; a large one is split into row groups and every
-group repeats the title and the header row, so a single retrieved chunk reads on its own."""
+group repeats the title and all header rows, so a single retrieved chunk reads on its own. A table
+with several header rows also gets one line of flattened column names ("Columns: District |
+Literacy Status / Illiterate | ..."), so a question naming a sub-column under its group label
+matches the chunk's text as one phrase."""
 
 from __future__ import annotations
 
@@ -16,10 +19,19 @@ def _title(block: Block, table: Table) -> str | None:
     return block.heading_path[-1] if block.heading_path else None
 
 
+def column_line(table: Table) -> str | None:
+    """ "Columns: a | b / c | ..." for a table with several header rows; None otherwise."""
+    if table.header_rows < 2:
+        return None
+    names = [name for name in table.flat_header if name]
+    return "Columns: " + " | ".join(names) if names else None
+
+
 def row_groups(table: Table, max_tokens: int) -> list[tuple[int, tuple[tuple[str, ...], ...]]]:
-    """(index of first body row, rows) groups whose Markdown, header included, fits ``max_tokens``;
-    a group always holds at least one row, so a single huge row is a chunk of its own."""
-    budget = max_tokens - count_tokens(table.markdown(body=()))
+    """(index of first body row, rows) groups whose Markdown, header (and column line) included,
+    fits ``max_tokens``; a group always holds at least one row, so a single huge row is a chunk of
+    its own."""
+    budget = max_tokens - count_tokens(table.markdown(body=())) - count_tokens(column_line(table) or "")
     groups: list[tuple[int, tuple[tuple[str, ...], ...]]] = []
     current: list[tuple[str, ...]] = []
     start, size = 0, 0
@@ -55,6 +67,7 @@ def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
     assert block.table is not None
     table = block.table
     title = _title(block, table)
+    columns = column_line(table)
     # Pipe-table source: header rows, the separator line, then one line per body row. An HTML
     # table's rows have no such layout, so its chunks cite the whole table.
     first_body_line = None
@@ -62,6 +75,8 @@ def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
         first_body_line = block.lines[0] + max(table.header_rows, 1) + 1
     for start, rows in row_groups(table, max_tokens):
         text = table.markdown(body=rows)
+        if columns:
+            text = f"{columns}\n{text}"
         if title:
             text = f"{title}\n{text}"
         lines = None

@@ -263,12 +263,22 @@ def _drawn(
     return covered >= 0.5 * (hi - lo)
 
 
+MIN_SHADE = 3.0  # points: a filled rectangle thinner than this is a rule, not shading
+
+
 def fill_seams(rects: Sequence[Char], edges: Sequence[Char], tolerance: float = 1.0) -> set[int]:
     """Indices of the ``edges`` lying where two filled, unstroked rectangles of the same colour meet
     (a shaded header drawn as one band per row): no line is visible there, so it is no ruling line
     and the cells on either side stay one cell. Fills that touch nothing keep their edges: shading
     laid out with white gaps between cells draws its rules that way."""
-    fills = [r for r in rects if r.get("fill") and not r.get("stroke")]
+    # shading, not rules drawn as thin filled rectangles (those overlap and touch everywhere)
+    fills = [
+        r
+        for r in rects
+        if r.get("fill")
+        and not r.get("stroke")
+        and min(float(r["x1"]) - float(r["x0"]), float(r["bottom"]) - float(r["top"])) >= MIN_SHADE
+    ]
     if len(fills) < 2:
         return set()
     seams: list[tuple[str, float, float, float]] = []  # orientation, position, start, stop

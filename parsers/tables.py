@@ -6,11 +6,20 @@ everything after is pure and unit-tested:
 ``grid_lines`` (cell edges -> column/row boundaries) -> ``place_cells`` (each cell's row/column
 span) -> ``assign_chars`` (a character belongs to the cell holding its centre point, so text that
 touches a ruling line is never cut) -> ``cell_text`` (characters -> lines -> words) ->
-``build_rows`` (merged-cell rule) -> ``drop_empty_lines`` -> ``detect_header_rows``.
+``build_rows`` (merged-cell rule) -> ``kept_lines`` (empty and sliver lines dropped) ->
+``spans_in_rows`` -> header rows and flattened column names (parsers.table_header) -> the
+caption as title (parsers.table_captions).
 
 Merged cells: the text of a cell spanning several grid slots goes in its top-left slot and the
 other slots it covers are "" (tabula's rule), so every row has the same width and a column's
-values stay in that column.
+values stay in that column; where no rule separates two slots they are one cell, and the lines of
+text inside one cell are one cell's text. Shading bands meeting without a rule are no rule
+(``table_rules.fill_seams``).
+
+Captions: a caption printed in a box of its own (one or two cells, "Table 7 : ...") is no table,
+a caption boxed onto the table (its first or last row, one cell over the whole width) is no row;
+both, and plain caption lines above or below, become ``Table.title``, and the caption's box is
+part of ``PageTable.bbox`` so the reader keeps it out of the prose.
 
 Rotated tables (characters drawn with a 90/180/270 degree matrix) are turned upright first
 (``upright_transform``), so their rows come out as rows.
@@ -26,8 +35,18 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from parsers import bidi_text
 from parsers.model import Table
+from parsers.table_captions import CAPTION, assign_captions, caption_box
+from parsers.table_captions import Caption as Caption
+from parsers.table_captions import find_caption as find_caption
+from parsers.table_header import (
+    Span,
+    bold_rows,
+    column_names,
+    detect_header_rows,
+    header_depth,
+    is_bold,
+)
 from parsers.table_rules import (
     BBox,
     Char,
@@ -40,6 +59,8 @@ from parsers.table_rules import (
     transform_char,
     upright_transform,
 )
+from parsers.table_text import TextLine, cell_text, centre_in, dedupe_chars
+from parsers.table_text import centre_in_any as centre_in_any
 
 _SETTINGS = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
 SLIVER = 4.0  # points: a grid slot thinner than this cannot hold a line of text
@@ -69,16 +90,6 @@ class PageTable:
     bbox: BBox
     table: Table
     columns: tuple[float, ...]
-
-
-def centre_in(obj: Char, box: BBox) -> bool:
-    cx = (float(obj["x0"]) + float(obj["x1"])) / 2
-    cy = (float(obj["top"]) + float(obj["bottom"])) / 2
-    return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
-
-
-def centre_in_any(obj: Char, boxes: Sequence[BBox]) -> bool:
-    return any(centre_in(obj, b) for b in boxes)
 
 
 def grid_lines(cells: Sequence[BBox], tolerance: float = 2.0) -> tuple[list[float], list[float]]:
@@ -185,51 +196,6 @@ def _distance(ch: Char, box: BBox) -> float:
     return math.hypot(max(box[0] - cx, 0.0, cx - box[2]), max(box[1] - cy, 0.0, cy - box[3]))
 
 
-def dedupe_chars(chars: Sequence[Char], tolerance: float = 1.0) -> list[Char]:
-    """``chars`` without copies of a glyph drawn again within ``tolerance`` of itself (fake bold
-    by overprinting, shadows), which would otherwise read "RReeggiioonn"."""
-    out: list[Char] = []
-    seen: dict[str, list[Char]] = {}
-    for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
-        same = seen.setdefault(str(ch["text"]), [])
-        x0, top = float(ch["x0"]), float(ch["top"])
-        if any(
-            abs(float(o["x0"]) - x0) <= tolerance and abs(float(o["top"]) - top) <= tolerance for o in same
-        ):
-            continue
-        same.append(ch)
-        out.append(ch)
-    return out
-
-
-def cell_text(chars: Sequence[Char], space_ratio: float = 0.2) -> str:
-    """Cell characters as text: lines top to bottom joined by "\\n", a space wherever the gap
-    between neighbours exceeds ``space_ratio`` x the font size (PDFs often omit space glyphs)."""
-    lines: list[list[Char]] = []
-    for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
-        mid = (float(ch["top"]) + float(ch["bottom"])) / 2
-        line = next((ln for ln in lines if float(ln[0]["top"]) <= mid <= float(ln[0]["bottom"])), None)
-        if line is None:
-            lines.append([ch])
-        else:
-            line.append(ch)
-    texts = []
-    for line in lines:
-        line.sort(key=lambda c: float(c["x0"]))
-        parts: list[str] = []
-        prev: Char | None = None
-        for ch in line:
-            gap_limit = space_ratio * float(ch.get("size") or 10.0)
-            if prev is not None and float(ch["x0"]) - float(prev["x1"]) > gap_limit:
-                parts.append(" ")
-            parts.append(str(ch["text"]))
-            prev = ch
-        text = bidi_text.logical_line(" ".join("".join(parts).split()))  # drawn order -> reading order
-        if text:
-            texts.append(text)
-    return "\n".join(texts)
-
-
 def build_rows(cells: Sequence[GridCell], texts: Sequence[str], n_rows: int, n_cols: int) -> list[list[str]]:
     """Rows of exactly ``n_cols`` strings; a merged cell's text sits in its top-left slot."""
     rows = [[""] * n_cols for _ in range(n_rows)]
@@ -267,18 +233,6 @@ def drop_empty_lines(
     return [[rows[i][j] for j in keep_c] for i in keep_r]
 
 
-@dataclass(frozen=True)
-class Span:
-    """A cell in the rows a table is read as (grid rows and columns dropped, spans recounted)."""
-
-    row: int
-    col: int
-    rowspan: int
-    colspan: int
-    text: str
-    bold: bool = False
-
-
 def spans_in_rows(
     cells: Sequence[GridCell],
     texts: Sequence[str],
@@ -294,80 +248,6 @@ def spans_in_rows(
         if r1 > r0 and c1 > c0:
             out.append(Span(r0, c0, r1 - r0, c1 - c0, text, heavy))
     return out
-
-
-def _is_numeric(text: str) -> bool:
-    stripped = text.replace(",", "").replace(".", "").replace("%", "").replace("$", "").replace("-", "")
-    return stripped.strip().isdigit()
-
-
-def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] = ()) -> int:
-    """Leading header rows: bold leading rows if the body is not bold; else 1 when the first row is
-    all text (no numbers) while some later row has numbers, or the first row is fully labelled;
-    0 when the first row looks like data. A spanning group label above labels adds a second row."""
-    if not rows:
-        return 0
-    if bold_rows and bold_rows[0] and not all(bold_rows):
-        n = 0
-        while n < len(bold_rows) and bold_rows[n]:
-            n += 1
-        return min(n, 3)
-    first = [c for c in rows[0] if c.strip()]
-    if not first or any(_is_numeric(c) for c in first):
-        return 0
-    # a group label spanning several columns above the column labels: both rows are the header
-    second = [c for c in rows[1] if c.strip()] if len(rows) > 2 else []
-    if len(first) < len(rows[0]) and len(second) * 2 >= len(rows[1]) and not any(map(_is_numeric, second)):
-        return 2
-    return 1
-
-
-MAX_HEADER_ROWS = 4
-
-
-def header_depth(spans: Sequence[Span], rows: Sequence[Sequence[str]], first_guess: int) -> int:
-    """``first_guess`` header rows grown to what the spans say: a header label spanning several
-    header rows ("District" beside a two-row column group) takes the header down to its bottom; a
-    group label over some (not all) columns whose row below holds a label under each of them
-    ("Literacy Status" over "Illiterate", "Read & Write", ...) takes that row in. A body row never
-    joins: the header stops above the last row and at ``MAX_HEADER_ROWS``."""
-    depth = first_guess
-    if depth == 0:
-        return 0
-    width = len(rows[0]) if rows else 0
-    limit = min(MAX_HEADER_ROWS, len(rows) - 1)
-    grown = True
-    while grown and depth < limit:
-        grown = False
-        for span in spans:
-            if span.row >= depth or not span.text:
-                continue
-            bottom = span.row + span.rowspan
-            if bottom > depth:
-                depth, grown = min(bottom, limit), True
-            elif bottom == depth and 1 < span.colspan < width and _labels_under(rows[depth], span):
-                depth, grown = depth + 1, True
-            if grown:
-                break
-    return depth
-
-
-def _labels_under(row: Sequence[str], span: Span) -> bool:
-    under = row[span.col : span.col + span.colspan]
-    return all(c.strip() and not _is_numeric(c) for c in under)
-
-
-def column_names(spans: Sequence[Span], header_rows: int, width: int) -> tuple[str, ...]:
-    """One label per column: the header cells over it, top to bottom, joined with " / "."""
-    parts: list[list[str]] = [[] for _ in range(width)]
-    for span in sorted(spans, key=lambda s: (s.row, s.col)):
-        text = " ".join(span.text.split())
-        if span.row >= header_rows or not text:
-            continue
-        for j in range(span.col, min(span.col + span.colspan, width)):
-            if not parts[j] or parts[j][-1] != text:
-                parts[j].append(text)
-    return tuple(" / ".join(p) for p in parts)
 
 
 # --- rotation -----------------------------------------------------------------------------------
@@ -426,9 +306,9 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
     rows = [[grid[i][j] for j in keep_c] for i in keep_r]
     if len(rows) < 2 or len(rows[0]) < 2 or sum(map(bool, texts)) < MIN_FILLED * len(texts):
         return None
-    bold = [_is_bold(cs) for cs in per_cell]
+    bold = [is_bold(cs) for cs in per_cell]
     spans = spans_in_rows(placed, texts, bold, keep_r, keep_c)
-    header = header_depth(spans, rows, detect_header_rows(rows, _bold_rows(spans, len(rows))))
+    header = header_depth(spans, rows, detect_header_rows(rows, bold_rows(spans, len(rows))))
     names = column_names(spans, header, len(rows[0])) if header > 1 else ()
     width = (xs[-1] - xs[0]) or 1.0
     columns = tuple(round((x - xs[0]) / width, 3) for x in xs)
@@ -455,20 +335,6 @@ def _boxed_caption(
         if full_width and at_edge and bottom - top < 0.5 * (ys[-1] - ys[0]) and CAPTION.match(text):
             return text, [k for k in everything if k != i]
     return None, everything
-
-
-def _is_bold(chars: Sequence[Char]) -> bool:
-    heavy = sum("bold" in str(ch.get("fontname", "")).lower() for ch in chars)
-    return heavy * 2 > len(chars) if chars else False
-
-
-def _bold_rows(spans: Sequence[Span], n_rows: int) -> list[bool]:
-    """Per row: whether most of the cells starting in it that hold text are bold."""
-    votes: list[list[bool]] = [[] for _ in range(n_rows)]
-    for span in spans:
-        if span.text.strip():
-            votes[span.row].append(span.bold)
-    return [sum(v) * 2 > len(v) for v in votes]
 
 
 def find_tables(page: Any) -> list[PageTable]:
@@ -500,7 +366,7 @@ def find_tables(page: Any) -> list[PageTable]:
         }
     found = page.find_tables(settings)
     out = []
-    boxes: list[_Line] = []  # captions printed in a box of their own (one or two cells)
+    boxes: list[TextLine] = []  # captions printed in a box of their own (one or two cells)
     for t in found:
         cells = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells]
         x0, top, x1, bottom = (float(v) for v in t.bbox)
@@ -509,222 +375,19 @@ def find_tables(page: Any) -> list[PageTable]:
             table, columns = result
             out.append(PageTable((x0, top, x1, bottom), table, columns))
         elif len(cells) <= 2:
-            box = _caption_box(page.chars, (x0, top, x1, bottom))
+            box = caption_box(page.chars, (x0, top, x1, bottom))
             boxes.extend([box] if box is not None else [])
-    if out:
-        out = _with_captions(out, page.chars, boxes)
-    return sorted(out, key=lambda pt: pt.bbox[1])
+    return _titled_by_captions(out, page.chars, boxes)
 
 
-def continues(previous: PageTable, current: PageTable, tolerance: float = 0.02) -> bool:
-    """Whether ``current`` (top of a page) continues ``previous`` (end of the page before):
-    same number of columns at the same relative positions."""
-    a, b = previous.columns, current.columns
-    return len(a) == len(b) and all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
-
-
-def merge_continuation(first: Table, more: Table) -> Table:
-    """``more``'s rows appended to ``first``, minus a repeated header (``first``'s title and
-    column names kept)."""
-    rows = more.rows
-    if first.header_rows and rows[: first.header_rows] == first.header:
-        rows = rows[first.header_rows :]
-    return replace(first, rows=first.rows + rows)
-
-
-def titled(table: Table, fallback: str | None) -> Table:
-    """``table`` with its own caption as title, else ``fallback`` (the heading it stands under)."""
-    return table if table.title else replace(table, title=fallback)
-
-
-# --- captions -----------------------------------------------------------------------------------
-
-# "Table 7: ...", "TABLE 3 - ...", "Tab. 2 Results", "Table 4.1 (continued)", "Tableau 2 –", "表 3":
-# the label and its number, then punctuation, the end, or a capitalised word. "Table 3 shows ..."
-# (prose that refers to a table) is not a caption.
-CAPTION = re.compile(
-    r"^(?i:table|tab\.|tableau|tabelle|tabla|tabela)\s*(?:\d+[A-Za-z]?(?:[.\-]\d+)*|[IVXLC]+\b)"
-    r"(?:\s*[:.\-|\u2013\u2014]|\s*$|\s+(?=[A-Z(\d\"\u201c]))"
-    r"|^表\s*[\d一二三四五六七八九十]"
-)
-CAPTION_GAP = 2.0  # font sizes: the farthest a caption stands from its table
-LINE_GAP = 0.9  # font sizes: the largest gap between two lines of one caption
-CAPTION_REACH = 80.0  # points above and below a table searched for its caption
-MAX_CAPTION_LINES = 3
-
-
-@dataclass(frozen=True)
-class Caption:
-    """A table's caption: its text (lines joined by spaces) and its box on the page."""
-
-    text: str
-    bbox: BBox
-
-
-@dataclass(frozen=True)
-class _Line:
-    text: str
-    bbox: BBox
-    size: float
-
-
-def text_lines(chars: Sequence[Char]) -> list[_Line]:
-    """Characters as lines of text, top to bottom, a line cut where a gap wider than two font
-    sizes separates columns of a page."""
-    rows: list[list[Char]] = []
-    for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
-        mid = (float(ch["top"]) + float(ch["bottom"])) / 2
-        row = next((r for r in reversed(rows) if float(r[0]["top"]) <= mid <= float(r[0]["bottom"])), None)
-        if row is None:
-            rows.append([ch])
-        else:
-            row.append(ch)
-    out = []
-    for row in rows:
-        row.sort(key=lambda c: float(c["x0"]))
-        piece: list[Char] = []
-        ends: list[Char | None] = [*row, None]
-        for ch in ends:
-            size = float(piece[-1].get("size") or 10.0) if piece else 10.0
-            if ch is not None and (not piece or float(ch["x0"]) - float(piece[-1]["x1"]) <= 2 * size):
-                piece.append(ch)
-                continue
-            text = cell_text(piece)
-            if text:
-                box = (
-                    min(float(c["x0"]) for c in piece),
-                    min(float(c["top"]) for c in piece),
-                    max(float(c["x1"]) for c in piece),
-                    max(float(c["bottom"]) for c in piece),
-                )
-                sizes = sorted(float(c.get("size") or 10.0) for c in piece)
-                out.append(_Line(text.replace("\n", " "), box, sizes[len(sizes) // 2]))
-            piece = [ch] if ch is not None else []
-    return out
-
-
-def _caption_box(chars: Sequence[Char], box: BBox) -> _Line | None:
-    """A box of one or two cells (not a table) holding only a caption, as one caption line."""
-    inside = [c for c in chars if centre_in(c, box)]
-    lines = text_lines(inside)
-    if not lines or len(lines) > 2 or not CAPTION.match(lines[0].text):
-        return None
-    return _Line(" ".join(ln.text for ln in lines), box, lines[0].size)
-
-
-def _overlaps_x(line: _Line, box: BBox) -> bool:
-    return line.bbox[2] > box[0] + 1 and line.bbox[0] < box[2] - 1
-
-
-def _nearer_other(line: _Line, gap: float, box: BBox, others: Sequence[BBox], tie: float) -> bool:
-    """Whether another table stands closer to ``line`` (vertically, sharing columns) than ``gap``
-    (+ ``tie``: ties go to the table below the line, captions above a table being the rule)."""
-    for other in others:
-        if other == box or not _overlaps_x(line, other):
-            continue
-        other_gap = min(abs(other[1] - line.bbox[3]), abs(line.bbox[1] - other[3]))
-        if other_gap < gap + tie:
-            return True
-    return False
-
-
-def _caption_above(lines: Sequence[_Line], box: BBox, others: Sequence[BBox]) -> list[int]:
-    above = sorted(
-        (i for i, ln in enumerate(lines) if ln.bbox[3] <= box[1] + 2 and _overlaps_x(ln, box)),
-        key=lambda i: -lines[i].bbox[3],
-    )
-    group: list[int] = []
-    edge = box[1]
-    for i in above[:MAX_CAPTION_LINES]:
-        line = lines[i]
-        gap = edge - line.bbox[3]
-        if gap > (LINE_GAP if group else CAPTION_GAP) * line.size:
-            break
-        if not group and _nearer_other(line, gap, box, others, tie=-2.0):
-            break
-        group.insert(0, i)
-        if CAPTION.match(line.text):
-            return group
-        edge = line.bbox[1]
-    return []
-
-
-def _caption_below(lines: Sequence[_Line], box: BBox, others: Sequence[BBox]) -> list[int]:
-    below = sorted(
-        (i for i, ln in enumerate(lines) if ln.bbox[1] >= box[3] - 2 and _overlaps_x(ln, box)),
-        key=lambda i: lines[i].bbox[1],
-    )
-    group: list[int] = []
-    edge = box[3]
-    for i in below[:MAX_CAPTION_LINES]:
-        line = lines[i]
-        gap = line.bbox[1] - edge
-        first = lines[group[0]] if group else None
-        if first is None:
-            if gap > CAPTION_GAP * line.size or not CAPTION.match(line.text):
-                return []
-            if _nearer_other(line, gap, box, others, tie=2.0):
-                return []
-        elif gap > LINE_GAP * line.size or abs(line.size - first.size) > 0.6 or CAPTION.match(line.text):
-            break
-        group.append(i)
-        edge = line.bbox[3]
-    return group
-
-
-def _caption_of(lines: Sequence[_Line], group: Sequence[int]) -> Caption:
-    chosen = [lines[i] for i in group]
-    box = (
-        min(ln.bbox[0] for ln in chosen),
-        min(ln.bbox[1] for ln in chosen),
-        max(ln.bbox[2] for ln in chosen),
-        max(ln.bbox[3] for ln in chosen),
-    )
-    return Caption(" ".join(" ".join(ln.text for ln in chosen).split()), box)
-
-
-def _near_lines(chars: Sequence[Char], boxes: Sequence[BBox], exclude: Sequence[BBox]) -> list[_Line]:
-    """Text lines within ``CAPTION_REACH`` above or below any of ``boxes``, outside ``exclude``."""
-    bands = [(b[1] - CAPTION_REACH, b[3] + CAPTION_REACH) for b in boxes]
-    near = [
-        c
-        for c in chars
-        if any(lo <= float(c["top"]) <= hi for lo, hi in bands) and not centre_in_any(c, exclude)
-    ]
-    return text_lines(near)
-
-
-def find_caption(page: Any, bbox: BBox, other_tables: Sequence[BBox] = ()) -> Caption | None:
-    """The caption of the table at ``bbox`` on a pdfplumber page: a line (or up to three lines)
-    starting "Table N" / "TABLE N" / "Tab. N" directly above the table, else directly below it,
-    within two font sizes; a line standing closer to one of ``other_tables`` is theirs. For any
-    table reader (bordered or not); its box is the caption's, to keep it out of the prose."""
-    exclude = [bbox, *other_tables]
-    lines = _near_lines(page.chars, [bbox], exclude)
-    group = _caption_above(lines, bbox, other_tables) or _caption_below(lines, bbox, other_tables)
-    return _caption_of(lines, group) if group else None
-
-
-def _with_captions(found: list[PageTable], chars: Sequence[Char], boxed: list[_Line]) -> list[PageTable]:
-    """Each table titled by the caption nearest to it: captions above first (for every table),
-    then below for the rest; a line serves one table; the caption's box joins the table's."""
+def _titled_by_captions(
+    found: list[PageTable], chars: Sequence[Char], boxed: list[TextLine]
+) -> list[PageTable]:
+    """Tables top to bottom, each titled by its caption (``assign_captions``), the caption's box
+    joined to the table's so the caption is kept out of the prose."""
     found = sorted(found, key=lambda pt: pt.bbox[1])
-    boxes = [pt.bbox for pt in found]
-    untitled = [i for i, pt in enumerate(found) if not pt.table.title]
-    if not untitled:
-        return found
-    lines = _near_lines(chars, [boxes[i] for i in untitled], [*boxes, *(b.bbox for b in boxed)]) + boxed
-    claimed: set[int] = set()
-    captions: dict[int, Caption] = {}
-    for finder in (_caption_above, _caption_below):
-        for k in untitled:
-            if k in captions:
-                continue
-            free = [ln if i not in claimed else _Line("", ln.bbox, ln.size) for i, ln in enumerate(lines)]
-            group = finder(free, boxes[k], boxes)
-            if group and all(i not in claimed for i in group):
-                claimed.update(group)
-                captions[k] = _caption_of(lines, group)
+    skip = {i for i, pt in enumerate(found) if pt.table.title}
+    captions = assign_captions(chars, [pt.bbox for pt in found], boxed, skip) if found else {}
     out = []
     for k, pt in enumerate(found):
         caption = captions.get(k)
@@ -739,3 +402,34 @@ def _with_captions(found: list[PageTable], chars: Sequence[Char], boxed: list[_L
         )
         out.append(PageTable(union, replace(pt.table, title=caption.text), pt.columns))
     return out
+
+
+def continues(previous: PageTable, current: PageTable, tolerance: float = 0.02) -> bool:
+    """Whether ``current`` (top of a page) continues ``previous`` (end of the page before):
+    same number of columns at the same relative positions, starting higher on its page than the
+    previous one ended (a table below another is a second table of the same page), and no caption
+    of its own unless that caption says it continues ("Table 3 (continued)")."""
+    a, b = previous.columns, current.columns
+    if current.bbox[1] >= previous.bbox[3]:
+        return False
+    title = current.table.title
+    if title and not _CONTINUED.search(title):
+        return False
+    return len(a) == len(b) and all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
+
+
+_CONTINUED = re.compile(r"\bcont(?:inued|inues|d)?\b|\(cont", re.IGNORECASE)
+
+
+def merge_continuation(first: Table, more: Table) -> Table:
+    """``more``'s rows appended to ``first``, minus a repeated header (``first``'s title and
+    column names kept)."""
+    rows = more.rows
+    if first.header_rows and rows[: first.header_rows] == first.header:
+        rows = rows[first.header_rows :]
+    return replace(first, rows=first.rows + rows)
+
+
+def titled(table: Table, fallback: str | None) -> Table:
+    """``table`` with its own caption as title, else ``fallback`` (the heading it stands under)."""
+    return table if table.title else replace(table, title=fallback)

@@ -48,6 +48,8 @@ GROUPS = {
     "Households": ["Owned", "Rented", "Other tenure"],
     "Population": ["Male", "Female", "Total persons"],
     "Water Source": ["Piped", "Well", "Surface water", "Tanker"],
+    "Sales by year": ["2019", "2020", "2021", "2022"],
+    "Enrolment": ["2018/19", "2019/20", "2020/21"],
 }
 SUBGROUPS = ["Urban", "Rural"]
 ROW_LABELS = [
@@ -152,8 +154,10 @@ def _number(rng: random.Random, kind: str) -> str:
 
 def _caption_text(rng: random.Random, n: int) -> str:
     prefix = rng.choice(["Table", "Table", "TABLE", "Tab."])
+    number = f"{n}.{rng.randint(1, 9)}" if rng.random() < 0.2 else str(n)
     sep = rng.choice([":", " :", " -", ".", " \u2013"])
-    return f"{prefix} {n}{sep} {rng.choice(TITLES)}"
+    tail = rng.choice(["", "", "", " (persons, thousands), by district and sex, latest survey round"])
+    return f"{prefix} {number}{sep} {rng.choice(TITLES)}{tail}"
 
 
 def make_spec(rng: random.Random, number: int, style: dict[str, Any], long: bool = False) -> Spec:
@@ -264,6 +268,10 @@ def _draw_spec(rng: random.Random, number: int, style: dict[str, Any], long: boo
             if header_label == "Notes" or header_label == "Status":
                 text = rng.choice(NOTES)
                 cells.append(Cell(r, j, _wrap(text, font, size, widths[j] - 2 * pad)))
+            elif rng.random() < 0.05:  # no value, or a dash for none
+                cells.append(
+                    Cell(r, j, [rng.choice(["-", ".."])] if rng.random() < 0.5 else [], numeric=True)
+                )
             else:
                 cells.append(Cell(r, j, [_number(rng, kinds[j])], numeric=True))
             j += 1
@@ -298,8 +306,13 @@ class Drawer:
     def y(self, top: float) -> float:
         return PAGE_H - top
 
-    def line(self, x0: float, t0: float, x1: float, t1: float) -> None:
-        self.c.line(x0, self.y(t0), x1, self.y(t1))
+    def line(self, x0: float, t0: float, x1: float, t1: float, filled: float = 0.0) -> None:
+        """A rule; ``filled``: drawn as a filled rectangle that thick (as many writers do)."""
+        if not filled:
+            self.c.line(x0, self.y(t0), x1, self.y(t1))
+            return
+        half = filled / 2
+        self.c.rect(x0 - half, self.y(t1 + half), x1 - x0 + filled, t1 - t0 + filled, stroke=0, fill=1)
 
     def rect(self, x: float, top: float, w: float, h: float, fill: bool = False) -> None:
         self.c.rect(x, self.y(top + h), w, h, stroke=0 if fill else 1, fill=1 if fill else 0)
@@ -324,15 +337,21 @@ def caption(d: Drawer, spec: Spec, x: float, top: float, width: float, boxed: bo
     assert spec.title is not None
     size = spec.style["size"] + 1
     font = spec.style["bold_font"] if spec.style["caption_bold"] else spec.style["font"]
-    tw = stringWidth(spec.title, font, size)
-    tx = x + (width - tw) / 2 if spec.style["caption_centred"] else x + (4 if boxed else 0)
-    if boxed:
+    lines = _wrap(spec.title, font, size, width - 8)
+    if boxed:  # a box as wide as the table, the caption wrapped inside it
+        height = len(lines) * size * 1.2 + 8
         d.c.setLineWidth(spec.style["line_width"])
-        d.rect(x, top, width, size + 8)
-        d.text(tx, top + 4, spec.title, font, size)
-        return top + size + 8
-    d.text(tx, top, spec.title, font, size)
-    return top + size
+        d.rect(x, top, width, height)
+        for i, line in enumerate(lines):
+            tw = stringWidth(line, font, size)
+            tx = x + (width - tw) / 2 if spec.style["caption_centred"] else x + 4
+            d.text(tx, top + 4 + i * size * 1.2, line, font, size)
+        return top + height
+    for i, line in enumerate(lines):  # a long caption wraps to the table's width
+        tw = stringWidth(line, font, size)
+        tx = x + (width - tw) / 2 if spec.style["caption_centred"] else x
+        d.text(tx, top + i * size * 1.2, line, font, size)
+    return top + (len(lines) - 1) * size * 1.2 + size
 
 
 def draw_table(d: Drawer, spec: Spec, top: float, rows: list[int], x: float = MARGIN) -> float:
@@ -370,13 +389,14 @@ def draw_table(d: Drawer, spec: Spec, top: float, rows: list[int], x: float = MA
         y1 = tops[span_rows[-1]] + heights[span_rows[-1]]
         if style["rules"] == "cells":
             d.rect(x0, y0, x1 - x0, y1 - y0)
-        else:  # one segment per slot edge, as many generators draw them
+        else:  # one segment per slot edge, as many generators draw them (stroked or filled)
+            thick = style["line_width"] if style["rules"] == "filled" else 0.0
             for k in range(cell.col, cell.col + cell.colspan):
-                d.line(xs[k], y0, xs[k + 1], y0)
-                d.line(xs[k], y1, xs[k + 1], y1)
+                d.line(xs[k], y0, xs[k + 1], y0, thick)
+                d.line(xs[k], y1, xs[k + 1], y1, thick)
             for r in span_rows:
-                d.line(x0, tops[r], x0, tops[r] + heights[r])
-                d.line(x1, tops[r], x1, tops[r] + heights[r])
+                d.line(x0, tops[r], x0, tops[r] + heights[r], thick)
+                d.line(x1, tops[r], x1, tops[r] + heights[r], thick)
         font = style["bold_font"] if cell.bold else style["font"]
         size = style["size"]
         block = len(cell.lines) * lead
@@ -408,7 +428,7 @@ def _style(rng: random.Random) -> dict[str, Any]:
         "pad": rng.choice([2.5, 3.0, 4.0, 6.0]),
         "vpad": rng.choice([2.0, 3.0, 4.0]),
         "line_width": rng.choice([0.4, 0.5, 0.75, 1.0]),
-        "rules": rng.choice(["cells", "segments"]),
+        "rules": rng.choice(["cells", "segments", "filled"]),
         "align": rng.choice(["left", "left", "centre", "right"]),
         "numbers_right": rng.random() < 0.7,
         "valign": rng.choice(["top", "middle"]),
@@ -417,12 +437,25 @@ def _style(rng: random.Random) -> dict[str, Any]:
         "header_fill": rng.choice(["", "", "", "", "", "block", "rows"]),
         "caption_bold": rng.random() < 0.5,
         "caption_centred": rng.random() < 0.5,
+        "heading": rng.random() < 0.25,
+        "note": rng.random() < 0.3,
+        "rng": rng,
     }
+
+
+def heading(d: Drawer, top: float, rng: random.Random) -> float:
+    """A numbered section heading (prose, never a caption)."""
+    name = rng.choice(["Literacy and schooling", "Housing", "Results"])
+    text = f"{rng.randint(1, 9)}.{rng.randint(1, 9)} {name}"
+    d.text(MARGIN, top, text, "Helvetica-Bold", 13)
+    return top + 13
 
 
 def _place_table(d: Drawer, spec: Spec, top: float, rows: list[int], with_caption: bool = True) -> float:
     width = sum(spec.widths)
     gap = spec.style["caption_gap"]
+    if with_caption and spec.style["heading"]:
+        top = heading(d, top, spec.style["rng"]) + 10
     if with_caption and spec.caption in ("above", "boxed_above"):
         top = caption(d, spec, MARGIN, top, width, spec.caption == "boxed_above") + gap
     elif with_caption and spec.caption == "attached_above":
@@ -430,6 +463,9 @@ def _place_table(d: Drawer, spec: Spec, top: float, rows: list[int], with_captio
     bottom = draw_table(d, spec, top, rows)
     if with_caption and spec.caption in ("below", "boxed_below"):
         bottom = caption(d, spec, MARGIN, bottom + gap, width, spec.caption == "boxed_below")
+    elif with_caption and spec.style["note"]:  # a source note under the table: prose, not a caption
+        d.text(MARGIN, bottom + gap, "Source: district returns; figures rounded.", spec.style["font"], 8)
+        bottom += gap + 8
     return bottom
 
 
@@ -475,11 +511,12 @@ def make_case(k: int, out: Path) -> dict[str, Any]:
         style = _style(rng)
         style["caption_gap"] = rng.uniform(3, 9)
         spec = make_spec(rng, rng.randint(1, 12), style, long=True)
+        style["note"] = False  # a source note ends a table, it does not stand between its pages
         if spec.caption in ("below", "boxed_below"):
             spec.caption = "above"
         heights = _row_heights(spec)
         header = list(range(spec.header_rows))
-        room = PAGE_H - MARGIN - top - 40
+        room = PAGE_H - MARGIN - top - 100  # caption, heading and note above/below
         split = spec.header_rows
         used = sum(heights[: spec.header_rows])
         while split < spec.n_rows and used + heights[split] < room:
@@ -490,7 +527,12 @@ def make_case(k: int, out: Path) -> dict[str, Any]:
         c.showPage()
         repeat = rng.random() < 0.6
         rest = (header if repeat else []) + list(range(split, spec.n_rows))
-        draw_table(d, spec, MARGIN, rest)
+        top = MARGIN
+        if spec.title and rng.random() < 0.4:  # "Table 3 (continued)" over the rest
+            label = " ".join(spec.title.split()[:2]).rstrip(":.-\u2013")
+            d.text(MARGIN, top, f"{label} (continued)", spec.style["font"], spec.style["size"] + 1)
+            top += spec.style["size"] + 1 + spec.style["caption_gap"]
+        draw_table(d, spec, top, rest)
         tables.append({**_expected(spec, 1), "continued_on_page": 2, "header_repeated": repeat})
     c.save()
     return {"id": name, "pdf": f"{name}.pdf", "tables": tables}
