@@ -236,7 +236,7 @@ def _unruled_tables(
     """Whitespace-aligned tables among the words outside ruled tables, titled by their caption
     ("Table 3: ..." above or below, tables.find_caption): the words they and their captions hold
     leave the prose, the tables join the ruled ones (top to bottom)."""
-    found = unruled.find_tables(words)
+    found = [t for t in unruled.find_tables(words) if not _drawn_figure(page, t)]
     if not found:
         return words, ruled
     taken = {id(w) for t in found for w in t.words}
@@ -251,6 +251,22 @@ def _unruled_tables(
             bbox = _union(bbox, caption.bbox)
         extra.append(tables.PageTable(bbox, table, t.columns))
     return [w for w in words if id(w) not in taken], sorted([*ruled, *extra], key=lambda pt: pt.bbox[1])
+
+
+def _drawn_figure(page: pdfplumber.page.Page, table: unruled.UnruledTable) -> bool:
+    """Aligned labels over drawn shapes: a chart's axis labels or a diagram's boxes, not a table.
+    Curves (arcs, pie slices, arrows, plotted lines) never belong to a table of text; boxes do
+    as shaded cells, so only as many boxes as rows (bars, diagram boxes) count."""
+    x0, top, x1, bottom = table.bbox
+
+    def over(obj: Mapping[str, Any]) -> bool:
+        return obj["x1"] >= x0 and obj["x0"] <= x1 and obj["bottom"] >= top and obj["top"] <= bottom
+
+    curves = sum(1 for c in page.curves if over(c))
+    if curves >= 2:
+        return True
+    boxes = sum(1 for r in page.rects if over(r) and r["width"] > 2 and r["height"] > 2)
+    return boxes >= max(4, len(table.rows))
 
 
 def _centre_in(word: unruled.Word, box: tables.BBox) -> bool:

@@ -453,7 +453,8 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
     heading or a paragraph line stops the search; a label-only line with no header above it stays
     out (a heading right above a table is not a row)."""
     size = sorted(ln.size for ln in block)[len(block) // 2]
-    top, collected, commit = block[0].top, [], 0
+    top, commit = block[0].top, 0
+    collected: list[Line] = []
     for line in reversed(above):
         if top - line.bottom > HEADER_GAP * size or len(collected) >= 4:
             break

@@ -20,6 +20,7 @@ _CODE = re.compile(r"[=;{}]|\(\)|^#|//|->|^def |^return\b|^import ")
 MAX_MEAN_WORDS = 4.0  # words per non-empty cell: a table's cells are short, prose columns are not
 LONG_COLUMN_WORDS = 6.0  # a column whose cells average this many words reads as text
 MIN_FILL = 0.4  # non-empty cells / all cells
+TEXT_TABLE_FILL = 0.6  # ... of a table without a column of figures (a diagram's labels are sparse)
 
 
 class Styled(Protocol):
@@ -70,6 +71,13 @@ def rejection(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[S
         return "scattered glyphs: a figure or a formula"
     if width == 2:
         return _two_column_rejection(body)
+    numeric_columns = sum(
+        1
+        for j in range(width)
+        if sum(1 for r in body if is_numeric(r[j])) * 2 > len([r for r in body if r[j].strip()])
+    )
+    if not numeric_columns and (len(body) < 3 or len(filled) < TEXT_TABLE_FILL * len(cells)):
+        return "text only, few rows or sparse: labels of a diagram"
     return None
 
 
