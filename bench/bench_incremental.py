@@ -1,8 +1,13 @@
 """Incremental re-index on a generated tree of 1,000 small Markdown and code files.
 
 Measures, each as a fresh `docmill ingest` process (start-up included): the full build, then
-re-ingest after changing one file, deleting one and adding one, as a ratio of the full build; and
-the full build's peak RSS.
+re-ingest after changing one file, deleting one, adding one, and all three at once, as a ratio of
+the full build in the same run, with the breakdown (the process's own diff / parse / chunk / embed
+seconds from the build's manifest; "rest" is start-up imports, writing the segments and
+publishing); and the full build's peak RSS. A re-ingest writes the next build by segments
+(flows/segmented.py): the previous build's files hard-linked, one small new segment. Last, the
+vectors a re-ingest computed without torch (indexers/query_encoder.py) against
+sentence-transformers' for the same texts.
 
     .venv/bin/python bench/bench_incremental.py [--files 1000] [--keep DIR]
 """
@@ -12,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -84,11 +90,14 @@ def ingest(tree: Path, index: Path) -> tuple[float, dict]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     docmill = Path(sys.executable).with_name("docmill")
     before = IndexStore(index).current_name()
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     result = subprocess.run(
         [str(docmill), "ingest", str(tree), "--index", str(index)], capture_output=True, env=env
     )
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime
     if result.returncode != 0:
         raise RuntimeError(f"docmill ingest failed: {result.stderr.decode()[-2000:]}")
     build = IndexStore(index).current_build()
@@ -101,20 +110,65 @@ def ingest(tree: Path, index: Path) -> tuple[float, dict]:
             "changed": 0,
             "removed": 0,
         }
-    diff = Manifest.read(build).extra["incremental"]
+    manifest = Manifest.read(build)
+    diff = manifest.extra["incremental"]
     return seconds, {
         "published": True,
         "parsed": len(diff["parsed"]),
         "embedded": diff["embedded"],
+        "embedded_with": diff.get("embedded_with", "model"),
         "added": len(diff["added"]),
         "changed": len(diff["changed"]),
         "removed": len(diff["removed"]),
+        "seconds": diff.get("seconds", {}),
+        "segments": len(manifest.segments),
+        "build": build,
+        "cpu": cpu,
     }
 
 
-def full_build(tree: Path, index: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one `docmill ingest` process (reaped with wait4, so the
-    RSS is that process's own)."""
+def startup_seconds() -> float:
+    """A fresh interpreter importing what `docmill ingest` imports before it reads the tree."""
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", "import docmill.cli, flows.pipeline"], check=True, cwd=REPO, env=os.environ
+    )
+    return time.perf_counter() - started
+
+
+def breakdown(seconds: float, report: dict) -> str:
+    if not report["published"]:
+        return ""
+    parts = dict(report["seconds"])
+    parts["rest"] = seconds - sum(parts.values())
+    return "; " + ", ".join(f"{name} {value:.2f}" for name, value in parts.items())
+
+
+def check_vectors(build: Path) -> str:
+    """Max |difference| and min cosine between the newest segment's vectors and
+    sentence-transformers' (torch) for the same texts."""
+    import json
+
+    import numpy as np
+
+    from indexers.manifest import Manifest
+    from indexers.vectors import Embedder
+
+    newest = Manifest.read(build).segments[-1]["name"]
+    folder = build / "segments" / newest
+    texts = [json.loads(line)["index_text"] for line in (folder / "chunks.jsonl").read_text().splitlines()]
+    ours = np.load(folder / "embeddings.npy")
+    torch = Embedder("all-MiniLM-L6-v2").encode(texts + [""])[: len(texts)]  # a batch: the torch path
+    cosine = (ours * torch).sum(axis=1)
+    return (
+        f"torch-free vs torch vectors of {len(texts)} new chunks: max |diff| "
+        f"{np.abs(ours - torch).max():.2e}, min cosine {cosine.min():.7f}"
+    )
+
+
+def full_build(tree: Path, index: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak RSS (MiB) of one `docmill ingest` process (reaped with
+    wait4, so the figures are that process's own)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     docmill = Path(sys.executable).with_name("docmill")
     started = time.perf_counter()
@@ -127,7 +181,7 @@ def full_build(tree: Path, index: Path) -> tuple[float, float]:
     seconds = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"docmill ingest exited with {status}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -141,31 +195,52 @@ def main() -> None:
     tree, index = work / "tree", work / "index"
     shutil.rmtree(work, ignore_errors=True)
     generate(tree, args.files)
-    full_s, rss = full_build(tree, index)
+    full_s, full_cpu, rss = full_build(tree, index)
     from indexers.manifest import Manifest
     from indexers.store import IndexStore
 
     counts = Manifest.read(IndexStore(index).current_build()).counts
     print(
-        f"full build: {args.files} files, {counts['chunks']} chunks, {full_s:.1f} s, peak RSS {rss:.0f} MiB"
+        f"full build: {args.files} files, {counts['chunks']} chunks, {full_s:.1f} s "
+        f"({full_cpu:.1f} s CPU), peak RSS {rss:.0f} MiB"
     )
     rng = random.Random(99)
     markdown = sorted(tree.rglob("*.md"))
+
+    def all_three() -> None:
+        markdown[2].write_text(markdown_file(rng, 2), encoding="utf-8")
+        markdown[3].unlink()
+        (tree / "area08/new.md").write_text(markdown_file(rng, 10_008), encoding="utf-8")
+
     steps = {
         "change 1": lambda: markdown[0].write_text(markdown_file(rng, 0), encoding="utf-8"),
         "delete 1": lambda: markdown[1].unlink(),
         "add 1": lambda: (tree / "area07/new.md").write_text(markdown_file(rng, 10_007), encoding="utf-8"),
+        "all three": all_three,
         "no change": lambda: None,
     }
+    print(f"start-up (fresh interpreter, imports only): {startup_seconds():.2f} s")
+    last_build = None
     for name, edit in steps.items():
         edit()
         seconds, report = ingest(tree, index)
         note = "" if report["published"] else ", nothing published"
+        where = (
+            f", {report['segments']} segments, embedded by {report['embedded_with']}"
+            if report["published"]
+            else ""
+        )
         print(
             f"{name:>9}: {seconds:5.2f} s = {seconds / full_s:6.1%} of the full build "
+            f"(CPU {report['cpu']:.2f} s = {report['cpu'] / full_cpu:.1%}) "
             f"(parsed {report['parsed']}, embedded {report['embedded']}, "
-            f"+{report['added']} ~{report['changed']} -{report['removed']}{note})"
+            f"+{report['added']} ~{report['changed']} -{report['removed']}{note}{where})"
+            + breakdown(seconds, report)
         )
+        if report["published"] and report["embedded"]:
+            last_build = report["build"]
+    if last_build is not None:
+        print(check_vectors(last_build))
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -1,47 +1,73 @@
-"""Read chunks by row from chunks.jsonl without parsing the whole file at open time."""
+"""Read chunks by row from a build's segments without parsing every chunks.jsonl at open time.
+
+Rows are the segments' live lines in source order (indexers.rowmap); masked lines have no row."""
 
 from __future__ import annotations
 
 import json
-import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from chunkers.model import Chunk
+from indexers.rowmap import RowMap
+from indexers.segments import SegmentLines
 
 
 class ChunkStore:
-    def __init__(self, folder: Path, chunks_file: str, offsets_file: str) -> None:
-        self._offsets = np.load(folder / offsets_file, mmap_mode="r", allow_pickle=False)
-        self._fd = os.open(folder / chunks_file, os.O_RDONLY)
+    def __init__(self, folders: Sequence[Path], rows: RowMap) -> None:
+        """``folders``: each segment's folder, in the order ``rows`` numbers them."""
+        self._segments: list[SegmentLines] = []
+        try:
+            for folder in folders:
+                self._segments.append(SegmentLines(folder))
+        except BaseException:
+            self.close()
+            raise
+        self.rows = rows
         self._all: list[Chunk] | None = None
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        return len(self._offsets) - 1
+        return self.rows.n_rows
+
+    @property
+    def closed(self) -> bool:
+        return not self._segments or self._segments[0].fd < 0
+
+    @property
+    def _fd(self) -> int:
+        """The first segment's descriptor (-1 once closed)."""
+        return -1 if self.closed else self._segments[0].fd
 
     def __getitem__(self, row: int) -> Chunk:
         if self._all is not None:
             return self._all[row]
-        if not 0 <= row < len(self):
+        if not 0 <= row < self.rows.n_rows:
             raise IndexError(row)
-        start, end = int(self._offsets[row]), int(self._offsets[row + 1])
-        return Chunk.from_json(json.loads(os.pread(self._fd, end - start, start)))
+        segment, local = self.rows.locate(np.asarray([row], dtype=np.int64))
+        return self._segments[int(segment[0])].chunk(int(local[0]))
 
     def all(self) -> list[Chunk]:
-        """Every chunk, parsed once and kept (filters need them all)."""
+        """Every chunk in row order, parsed once and kept (filters need them all)."""
         with self._lock:
             if self._all is None:
-                size = int(self._offsets[-1])
-                data = os.pread(self._fd, size, 0) if size else b""
-                self._all = [Chunk.from_json(json.loads(line)) for line in data.splitlines()]
+                out: list[Chunk | None] = [None] * self.rows.n_rows
+                for i, lines in enumerate(self._segments):
+                    every = lines.all_lines()
+                    targets = self.rows.rows(i, np.arange(len(every), dtype=np.int64)).tolist()
+                    for row, line in zip(targets, every, strict=True):
+                        if row >= 0:
+                            out[row] = Chunk.from_json(json.loads(line))
+                self._all = [c for c in out if c is not None]
+                if len(self._all) != self.rows.n_rows:
+                    raise ValueError(f"{len(self._all)} chunks read for {self.rows.n_rows} rows")
             return self._all
 
     def close(self) -> None:
-        """Close the file and drop the offsets' memory map (its own descriptor); idempotent."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-        self.__dict__.pop("_offsets", None)
+        """Close the files and drop the offsets' memory maps; idempotent."""
+        for lines in self._segments:
+            lines.close()
+            lines.__dict__.pop("offsets", None)

@@ -22,11 +22,14 @@ from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
 from docmill.rerank import Reranker
 from indexers import ann
 from indexers.abstain import AbstainModel, known_idf_share, lexical_evidence
-from indexers.bm25 import BM25Index, BM25Result
+from indexers.bm25 import BM25Params, BM25Result
+from indexers.bm25_segments import SegmentedBM25
 from indexers.calibrate import is_source_chunk
 from indexers.fusion import Fused, rrf
-from indexers.layout import BM25_DIR, CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE
+from indexers.layout import EMBEDDINGS_FILE, VECTORS_FILE
 from indexers.manifest import Manifest, ManifestError
+from indexers.segment_vectors import SegmentedVectors
+from indexers.segments import SegmentError, load_segment, row_map, segment_folder, segment_infos
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
 from indexers.vectors import (
@@ -36,7 +39,6 @@ from indexers.vectors import (
     load_faiss,
     model_available,
     model_can_read,
-    search_faiss,
 )
 
 if TYPE_CHECKING:
@@ -72,13 +74,10 @@ class HybridIndex:
     def __init__(self, root: Path, build: Path, manifest: Manifest, embedder: Embedder | None = None) -> None:
         self.root, self.build, self.manifest = root, build, manifest
         self.tokenizer = Tokenizer.from_dict(manifest.tokenizer)
-        self.chunks = ChunkStore(build, CHUNKS_FILE, OFFSETS_FILE)
-        self.bm25 = BM25Index.load(build / BM25_DIR, mmap=True)
         # Every build file is opened here, so a reader keeps a whole build even after a later
         # publish prunes its folder (open files and mmaps outlive the unlink).
-        self._faiss: Any = load_faiss(build / VECTORS_FILE)
+        self.bm25, self.chunks, self.vectors = _open_segments(build, manifest)
         self.vector_index = ann.VectorIndexSpec.from_json(manifest.extra.get(ann.MANIFEST_KEY))
-        ann.check(self._faiss, self.vector_index, str(build / VECTORS_FILE))
         self._embedder = embedder
         self._lock = threading.Lock()
         self._terms = functools.lru_cache(maxsize=1024)(self._tokenize)
@@ -90,6 +89,30 @@ class HybridIndex:
             if d.parser == "code" and d.status == "indexed" and TEST_CODE_PATH.search(d.path)
         )
         self.graph_file = GraphFile(build, manifest)  # graph.jsonl, parsed on first use
+
+    def embeddings(self) -> np.ndarray:
+        """Every row's passage vector, float32 (rows, dim), from the segments' embeddings.npy
+        (what benchmarks hand a peer library built on the same vectors)."""
+        rows = self.vectors.rows
+        out: np.ndarray | None = None
+        for i, info in enumerate(segment_infos(self.manifest.segments)):
+            stored = np.load(segment_folder(self.build, info.name) / EMBEDDINGS_FILE, mmap_mode="r")
+            if out is None:
+                out = np.empty((rows.n_rows, stored.shape[1]), dtype=np.float32)
+            targets = rows.rows(i, np.arange(len(stored), dtype=np.int64))
+            keep = targets >= 0
+            out[targets[keep]] = stored[keep]
+        assert out is not None  # a build has at least one segment
+        return out
+
+    @property
+    def _faiss(self) -> Any:
+        """The FAISS index of a build of one segment with nothing masked (its ids are the rows),
+        for tests and benchmarks that search it directly; ``vectors`` searches any build."""
+        single = self.vectors.single
+        if single is None:
+            raise ValueError(f"build {self.build.name} has several segments: search them with .vectors")
+        return single
 
     def _tokenize(self, query: str) -> tuple[str, ...]:
         return tuple(self.tokenizer(query))
@@ -117,7 +140,7 @@ class HybridIndex:
         self, query: str, fetch_k: int, allowed: np.ndarray | None, probe: int | None = None
     ) -> list[tuple[int, float]]:
         vector = self.embedder.encode([query])[0]
-        return search_faiss(self._faiss, vector, fetch_k, allowed=allowed, probe=probe)
+        return self.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
 
     def search(
         self,
@@ -388,8 +411,31 @@ class HybridIndex:
         a closed index raises."""
         self.chunks.close()
         self.graph_file.close()
-        for name in ("bm25", "_faiss", "_terms"):
+        for name in ("bm25", "vectors", "_terms"):
             self.__dict__.pop(name, None)
+
+
+def _open_segments(build: Path, manifest: Manifest) -> tuple[SegmentedBM25, ChunkStore, SegmentedVectors]:
+    """The build's segments as one corpus; rows are their live lines in source order (indexers.rowmap)."""
+    infos = segment_infos(manifest.segments)
+    if not infos:
+        raise SegmentError(
+            f"the manifest of {build} lists no segments: rebuild the index with `docmill ingest`"
+        )
+    folders = [segment_folder(build, info.name) for info in infos]
+    loaded = [load_segment(folder, info) for folder, info in zip(folders, infos, strict=True)]
+    rows = row_map(folders, infos, [deletions for _, deletions in loaded])
+    bm25 = SegmentedBM25(loaded, BM25Params.from_dict(manifest.bm25), manifest.tokenizer, rows)
+    indexes = []
+    largest = max(range(len(infos)), key=lambda i: infos[i].rows)
+    for i, (folder, info) in enumerate(zip(folders, infos, strict=True)):
+        faiss_index = load_faiss(folder / VECTORS_FILE)
+        where = str(folder / VECTORS_FILE)
+        ann.check(faiss_index, ann.VectorIndexSpec.from_json(info.vectors), where)
+        if i == largest:  # the build's own record (manifest.extra) describes its largest segment
+            ann.check(faiss_index, ann.VectorIndexSpec.from_json(manifest.extra.get(ann.MANIFEST_KEY)), where)
+        indexes.append(faiss_index)
+    return bm25, ChunkStore(folders, rows), SegmentedVectors(indexes, rows)
 
 
 @overload

@@ -10,10 +10,11 @@ tolerance) as a full rebuild of the same tree with the same settings.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,9 +23,11 @@ import numpy as np
 
 from chunkers.model import Chunk
 from flows.records import ParseOutcome, SourceRef, chunk_outcome
+from flows.segmented import Located, live_locations, masked_vectors
 from indexers.graph import GRAPH_VERSION, FileGraph, read_graph
-from indexers.layout import CHUNKS_FILE, EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE
+from indexers.layout import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, MANIFEST
 from indexers.manifest import DocumentRecord, Manifest, ManifestError, file_sha256
+from indexers.segments import SegmentLines, segment_folder, segment_infos
 from indexers.store import IndexStore, NoIndex
 
 if TYPE_CHECKING:
@@ -57,9 +60,9 @@ def embedding_key(model: str, index_text: str) -> bytes:
 
 
 class EmbeddingCache:
-    """Embeddings of an earlier build, looked up by ``embedding_key``. Stored in the build folder as
-    ``embeddings.npy`` (float32 rows aligned with chunks.jsonl) plus ``embedding_keys.npy`` (fixed
-    64-byte ASCII hex keys): plain arrays, no pickle."""
+    """Embeddings of an earlier build, looked up by ``embedding_key``: each segment's
+    ``embeddings.npy`` (float32 rows aligned with its chunks.jsonl) and ``embedding_keys.npy``
+    (fixed 64-byte ASCII hex keys), plain arrays, no pickle."""
 
     def __init__(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
         if len(keys) != len(vectors):
@@ -72,13 +75,15 @@ class EmbeddingCache:
         return cls([], np.zeros((0, 0), dtype=np.float32))
 
     @classmethod
-    def load(cls, folder: Path) -> EmbeddingCache:
-        keys_path, vectors_path = folder / EMBEDDING_KEYS_FILE, folder / EMBEDDINGS_FILE
-        if not keys_path.is_file() or not vectors_path.is_file():
-            return cls.empty()  # a build from before the cache existed
-        keys = np.load(keys_path, allow_pickle=False)
-        vectors = np.load(vectors_path, mmap_mode="r", allow_pickle=False)
-        return cls(keys.tolist(), vectors)
+    def load(cls, folder: Path, manifest: Manifest) -> EmbeddingCache:
+        """Every line's vector in every segment of the build in ``folder`` (masked lines too)."""
+        keys: list[bytes] = []
+        vectors = []
+        for info in segment_infos(manifest.segments):
+            segment = segment_folder(folder, info.name)
+            keys += np.load(segment / EMBEDDING_KEYS_FILE, allow_pickle=False).tolist()
+            vectors.append(np.load(segment / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False))
+        return cls(keys, np.concatenate(vectors)) if vectors else cls.empty()
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -94,19 +99,16 @@ class EmbeddingCache:
         return int(self.vectors.shape[1]) if len(self) else None
 
 
-def save_embedding_keys(folder: Path, keys: Sequence[bytes]) -> None:
-    np.save(folder / EMBEDDING_KEYS_FILE, np.asarray(keys, dtype="S64"), allow_pickle=False)
-
-
 @dataclass
 class PreviousBuild:
-    """The current build of an index, as far as a new build may reuse it."""
+    """The current build of an index, as far as a new build may reuse it. Its chunks and vectors
+    are read only when asked for: a small incremental run needs neither."""
 
     name: str
     manifest: Manifest
     reusable: bool  # chunks may be reused (same reuse key); embeddings are reused regardless
-    chunks_by_path: dict[str, list[Chunk]]
-    cache: EmbeddingCache
+    folder: Path
+    located: dict[str, Located]  # source path -> where its live chunks are
     graph_by_path: dict[str, FileGraph] = field(default_factory=dict)
 
     def record(self, path: str) -> DocumentRecord | None:
@@ -114,6 +116,55 @@ class PreviousBuild:
 
     def __post_init__(self) -> None:
         self._records = {r.path: r for r in self.manifest.documents}
+        self._chunks: dict[str, list[Chunk]] | None = None
+
+    def live_chunks(self, path: str) -> int:
+        where = self.located.get(path)
+        return where.span.count if where is not None else 0
+
+    def chunks_of(self, path: str) -> list[Chunk]:
+        """The live chunks of ``path`` (all of the build's chunks are parsed on the first call)."""
+        if self._chunks is None:
+            self._chunks = {}
+            for info in segment_infos(self.manifest.segments):
+                lines = SegmentLines(segment_folder(self.folder, info.name))
+                try:
+                    for where in self.located.values():
+                        if where.segment == info.name:
+                            rows = range(where.span.start, where.span.start + where.span.count)
+                            self._chunks[where.span.path] = [lines.chunk(r) for r in rows]
+                finally:
+                    lines.close()
+        return self._chunks.get(path, [])
+
+    @functools.cached_property
+    def cache(self) -> EmbeddingCache:
+        """Every vector of the build, by embedding key (a full rebuild's cache)."""
+        return EmbeddingCache.load(self.folder, self.manifest)
+
+    def masked_cache(self, paths: Collection[str]) -> EmbeddingCache:
+        """The vectors of ``paths``' live chunks only: what a small run that masks them may reuse
+        (a changed file's unchanged chunks, a renamed file's), without reading the whole build."""
+        keys, vectors = masked_vectors(self.folder, [self.located[p] for p in paths if p in self.located])
+        return EmbeddingCache(keys, vectors) if keys else EmbeddingCache.empty()
+
+
+def legacy_cache(store: IndexStore) -> EmbeddingCache:
+    """The embeddings of a current build made before builds were segments (schema 1: one
+    embeddings.npy and embedding_keys.npy at the build's root, sizes checked against its
+    manifest), so the full rebuild that replaces it re-embeds nothing it already had."""
+    try:
+        folder = store.current_build()
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        files = data.get("files", {}) if data.get("schema_version") == 1 else {}
+        for name in (EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE):
+            if name not in files or (folder / name).stat().st_size != files[name]["bytes"]:
+                return EmbeddingCache.empty()
+        keys = np.load(folder / EMBEDDING_KEYS_FILE, allow_pickle=False)
+        vectors = np.load(folder / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)
+        return EmbeddingCache(keys.tolist(), vectors)
+    except (NoIndex, OSError, ValueError, KeyError, TypeError, AttributeError):
+        return EmbeddingCache.empty()
 
 
 def load_previous(store: IndexStore, config: IngestConfig) -> PreviousBuild | None:
@@ -123,25 +174,15 @@ def load_previous(store: IndexStore, config: IngestConfig) -> PreviousBuild | No
         folder = store.current_build()
         manifest = Manifest.read(folder)
         manifest.verify_files(folder)
+        located = live_locations(folder, manifest)
     except NoIndex:
         return None
-    except (ManifestError, OSError) as exc:
+    except (ManifestError, OSError, ValueError) as exc:
         log.warning("previous build is not reusable, doing a full build: %s", exc)
         return None
     reusable = manifest.extra.get(REUSE_KEY) == reuse_key(config)
-    chunks_by_path: dict[str, list[Chunk]] = {}
-    if reusable:
-        with open(folder / CHUNKS_FILE, encoding="utf-8") as handle:
-            for line in handle:
-                chunk = Chunk.from_json(json.loads(line))
-                chunks_by_path.setdefault(chunk.path, []).append(chunk)
     return PreviousBuild(
-        folder.name,
-        manifest,
-        reusable,
-        chunks_by_path,
-        EmbeddingCache.load(folder),
-        read_graph(folder) if reusable else {},
+        folder.name, manifest, reusable, folder, located, read_graph(folder) if reusable else {}
     )
 
 
@@ -155,8 +196,9 @@ class Plan:
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
-    reuse: dict[str, tuple[DocumentRecord, list[Chunk]]] = field(default_factory=dict)
+    reuse: dict[str, DocumentRecord] = field(default_factory=dict)  # unchanged files, not re-parsed
     previous: str | None = None
+    source: PreviousBuild | None = field(default=None, repr=False)  # where ``reuse`` chunks come from
 
     @property
     def to_parse(self) -> list[SourceRef]:
@@ -197,7 +239,7 @@ def plan(refs: Sequence[SourceRef], previous: PreviousBuild | None, full_rebuild
     if previous is None:
         result.added = [ref.rel_path for ref in refs]
         return result
-    result.previous = previous.name
+    result.previous, result.source = previous.name, previous
     for ref in refs:
         digest, old = result.hashes[ref.rel_path], previous.record(ref.rel_path)
         if old is None:
@@ -207,9 +249,8 @@ def plan(refs: Sequence[SourceRef], previous: PreviousBuild | None, full_rebuild
             result.changed.append(ref.rel_path)
             continue
         result.unchanged.append(ref.rel_path)
-        chunks = previous.chunks_by_path.get(ref.rel_path, [])
-        if not full_rebuild and previous.reusable and len(chunks) == old.chunks:
-            result.reuse[ref.rel_path] = (dataclasses.replace(old), chunks)
+        if not full_rebuild and previous.reusable and previous.live_chunks(ref.rel_path) == old.chunks:
+            result.reuse[ref.rel_path] = dataclasses.replace(old)
     now = set(result.hashes)
     result.removed = sorted(r.path for r in previous.manifest.documents if r.path not in now)
     return result
@@ -225,7 +266,8 @@ def assemble(
     for ref in the_plan.refs:
         reused = the_plan.reuse.get(ref.rel_path)
         if reused is not None:
-            record, doc_chunks = reused
+            assert the_plan.source is not None  # reuse implies a previous build
+            record, doc_chunks = reused, the_plan.source.chunks_of(ref.rel_path)
         else:
             outcome = outcomes[ref.rel_path]
             doc_chunks = chunk_outcome(outcome, config)
@@ -233,6 +275,30 @@ def assemble(
         chunks.extend(doc_chunks)
         records.append(record)
     return chunks, records
+
+
+def assemble_changed(
+    the_plan: Plan, outcomes: Mapping[str, ParseOutcome], config: IngestConfig
+) -> tuple[list[Chunk], list[DocumentRecord]]:
+    """For a segment run (flows.segmented.write_next): the chunks of the files parsed this run, in
+    source order, and every file's record (reused ones as they were)."""
+    chunks: list[Chunk] = []
+    records: list[DocumentRecord] = []
+    for ref in the_plan.refs:
+        reused = the_plan.reuse.get(ref.rel_path)
+        if reused is not None:
+            records.append(reused)
+            continue
+        outcome = outcomes[ref.rel_path]
+        chunks.extend(chunk_outcome(outcome, config))
+        records.append(outcome.record)
+    return chunks, records
+
+
+def masked_paths(the_plan: Plan, previous: PreviousBuild) -> list[str]:
+    """Files whose chunks in ``previous`` must be masked: removed, or parsed again this run."""
+    again = [ref.rel_path for ref in the_plan.to_parse]
+    return sorted(p for p in {*again, *the_plan.removed} if p in previous.located)
 
 
 def assemble_graph(
@@ -273,15 +339,54 @@ def embedding_work(chunks: Sequence[Chunk], model: str, cache: EmbeddingCache) -
     return EmbeddingWork(keys, list(missing), list(missing.values()))
 
 
-def assemble_vectors(work: EmbeddingWork, cache: EmbeddingCache, new_vectors: np.ndarray) -> np.ndarray:
-    """One float32 row per chunk, from the fresh vectors or the cache."""
+def assemble_vectors(
+    work: EmbeddingWork, cache: EmbeddingCache, new_vectors: np.ndarray, dim: int | None = None
+) -> np.ndarray:
+    """One float32 row per chunk, from the fresh vectors or the cache (``dim``: the width when
+    there may be neither, e.g. a run that only deletes)."""
     if len(new_vectors) != len(work.missing_keys):
         raise ValueError(f"{len(new_vectors)} new vectors for {len(work.missing_keys)} texts")
     fresh = {key: row for row, key in enumerate(work.missing_keys)}
-    dim = int(new_vectors.shape[1]) if len(new_vectors) else cache.dim
+    dim = int(new_vectors.shape[1]) if len(new_vectors) else cache.dim or dim
     if dim is None:
         raise ValueError("no vectors: nothing embedded and nothing cached")
     out = np.empty((len(work.keys), dim), dtype=np.float32)
     for row, key in enumerate(work.keys):
         out[row] = new_vectors[fresh[key]] if key in fresh else cache.get(key)
     return out
+
+
+# Up to this many texts, a run without a loaded model embeds them one by one on the torch-free
+# ONNX path (indexers/query_encoder.py) instead of importing torch and sentence-transformers
+# (~6 s of imports and model load, against ~10 ms a text).
+FEW_TEXTS = 256
+
+
+def encode_texts(texts: Sequence[str], config: IngestConfig, embedder: Any = None) -> tuple[np.ndarray, str]:
+    """Vectors of ``texts`` for the config's model: with ``embedder`` when given; else, for a few
+    texts and the torch/onnx backends, through the model's saved torch-free encoder (the ONNX
+    export that was checked against sentence-transformers; bench/bench_incremental.py measures the
+    difference to torch's vectors); else through a new Embedder, which then saves that encoder for
+    the next run. Also says which: "none", "torch-free" or "model"."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32), "none"
+    few = embedder is None and len(texts) <= FEW_TEXTS and config.embedding_backend in ("torch", "onnx")
+    if few:
+        encoder = _torch_free_encoder(config.model)
+        if encoder is not None:
+            return np.stack([encoder.encode(text) for text in texts]).astype(np.float32), "torch-free"
+    model = embedder or config.embedder()
+    vectors: np.ndarray = model.encode(list(texts))
+    if few:
+        model.query_path  # noqa: B018 - checks and saves the torch-free encoder for next time
+    return vectors, "model"
+
+
+def _torch_free_encoder(model: str) -> Any:
+    from indexers.query_encoder import QueryEncoder
+    from indexers.vectors import ModelUnavailable, resolve_model
+
+    try:
+        return QueryEncoder.find(resolve_model(model), "onnx")
+    except ModelUnavailable:
+        return None

@@ -7,11 +7,11 @@ the Prefect flow (flows.ingest) can wrap the same functions as tasks.
 from __future__ import annotations
 
 import dataclasses
-import json
+import hashlib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,29 +20,24 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
-from flows import incremental
+from flows import incremental, segmented
 from flows.config import IngestConfig
 from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
 from flows.records import IngestError, ParseOutcome, SourceRef
 from indexers import ann
 from indexers.abstain import calibrate_abstain
-from indexers.bm25 import BM25Index, BM25Params
+from indexers.bm25 import BM25Params
+from indexers.bm25_segments import BM25Scorer, SegmentedBM25
 from indexers.calibrate import VERSION as CALIBRATION_VERSION
 from indexers.calibrate import calibrate_fusion
 from indexers.graph import GRAPH_KEY, FileGraph, write_graph
-from indexers.layout import (
-    BM25_DIR,
-    CHUNKS_FILE,
-    EMBEDDING_KEYS_FILE,
-    EMBEDDINGS_FILE,
-    GRAPH_FILE,
-    OFFSETS_FILE,
-    VECTORS_FILE,
-)
-from indexers.manifest import DocumentRecord, Manifest
+from indexers.layout import GRAPH_FILE
+from indexers.manifest import DocumentRecord, Manifest, ManifestError
+from indexers.segments import load_segment, segment_folder, segment_infos
+from indexers.segments import write_chunks as write_chunks
 from indexers.store import IndexStore
 from indexers.tokenize import Tokenizer
-from indexers.vectors import Embedder, build_faiss, model_can_read, save_faiss, unknown_token_share
+from indexers.vectors import Embedder, model_can_read, unknown_token_share
 from parsers.guard import parse_with_limits
 from parsers.model import SkipFile
 from parsers.options import ParseOptions
@@ -53,6 +48,7 @@ log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
 IGNORED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
 FUSION_KEY = "fusion"
+SEGMENTS_KEY = "segments"  # Manifest.extra: an incremental build's segments and what it merged
 # Recalibrate the fusion weights when at least this share of the files was added, changed or removed.
 RECALIBRATE_SHARE = 0.2
 # Warn when the embedding model cannot read more than this share of the corpus.
@@ -179,19 +175,6 @@ def embed_chunks(chunks: Sequence[Chunk], embedder: Embedder) -> np.ndarray:
     return embedder.encode([c.index_text for c in chunks])
 
 
-def write_chunks(folder: Path, chunks: Iterable[Chunk]) -> None:
-    """chunks.jsonl plus the byte offset of every line, so a reader can fetch one chunk by row."""
-    offsets = [0]
-    with open(folder / CHUNKS_FILE, "wb") as handle:
-        for chunk in chunks:
-            line = json.dumps(chunk.to_json(), ensure_ascii=False).encode("utf-8") + b"\n"
-            handle.write(line)
-            offsets.append(offsets[-1] + len(line))
-        handle.flush()
-        os.fsync(handle.fileno())
-    np.save(folder / OFFSETS_FILE, np.asarray(offsets, dtype=np.int64), allow_pickle=False)
-
-
 def build_index(
     store: IndexStore,
     chunks: Sequence[Chunk],
@@ -206,28 +189,90 @@ def build_index(
     reuse_fusion: dict[str, Any] | None = None,
     graph: Sequence[FileGraph] | None = None,
 ) -> Path:
-    """Write a complete, unpublished build folder and return it. BM25 is always built from all
-    chunks, so its statistics are exact for this build whatever was reused. ``graph`` (the code
-    files' definitions and references) is stored as graph.jsonl when given."""
+    """Write a complete, unpublished build folder of one segment holding every chunk, and return
+    it. ``graph`` (the code files' definitions and references) is stored as graph.jsonl when given."""
     tokenizer = make_tokenizer(config)
     folder = store.new_build_dir()
     steps = ["chunks", "bm25", "vectors", "manifest"]
-    write_chunks(folder, chunks)
-    graph_summary = {GRAPH_KEY: write_graph(folder, graph)} if graph is not None else {}
+    keys = [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
+    token_lists = [tokenizer(c.index_text) for c in chunks]
     _step(progress, steps, "chunks")
-    bm25 = BM25Index.build([tokenizer(c.index_text) for c in chunks], BM25Params(config.k1, config.b))
-    bm25.save(folder / BM25_DIR, tokenizer=tokenizer.to_dict())
+    written = segmented.write_full(folder, chunks, vectors, keys, token_lists, config.vector_index)
+    _step(progress, steps, "vectors")
+    info = written.segments[0]
+    bm25 = SegmentedBM25(
+        [load_segment(segment_folder(folder, info.name), info)], BM25Params(config.k1, config.b)
+    )
     fusion = fusion_for_build(chunks, bm25, tokenizer, vectors, embedder, reuse_fusion)
     _step(progress, steps, "bm25")
-    np.save(folder / EMBEDDINGS_FILE, vectors.astype(np.float32), allow_pickle=False)
-    incremental.save_embedding_keys(
-        folder, [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
+    write_manifest(folder, written, records, config, sources, embedding, fusion, extra, graph)
+    _step(progress, steps, "manifest")
+    return folder
+
+
+def build_next(
+    store: IndexStore,
+    previous: incremental.PreviousBuild,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    masked: Collection[str],
+    records: Sequence[DocumentRecord],
+    config: IngestConfig,
+    sources: Sequence[str],
+    embedding: dict,
+    fusion: dict[str, Any],
+    extra: dict[str, Any] | None = None,
+    graph: Sequence[FileGraph] | None = None,
+    progress: Progress | None = None,
+) -> Path:
+    """Write the next build of ``previous`` without rewriting it: its segments hard-linked, the
+    chunks of the ``masked`` paths masked, ``chunks`` (all chunks of each new or changed file, with
+    their ``vectors``) in one new segment, merged where flows.segmented's policy says. ``fusion``:
+    the calibration kept from ``previous`` (flows.pipeline.reusable_fusion)."""
+    folder = store.new_build_dir()
+    steps = ["chunks", "bm25", "vectors", "manifest"]
+    keys = [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
+    _step(progress, steps, "chunks")
+    written = segmented.write_next(
+        previous.folder,
+        previous.manifest,
+        folder,
+        chunks,
+        vectors,
+        keys,
+        masked,
+        make_tokenizer(config),
+        config.vector_index,
+        located=previous.located,
     )
-    vector_index = ann.choose(len(vectors), config.vector_index)
-    save_faiss(build_faiss(vectors, vector_index), folder / VECTORS_FILE)
+    _step(progress, steps, "bm25")
     _step(progress, steps, "vectors")
+    fused = {**fusion, "reused": True}
+    summary = {"segments": [s.name for s in written.segments], "merged": written.merged}
+    extra = {**(extra or {}), SEGMENTS_KEY: summary}
+    write_manifest(folder, written, records, config, sources, embedding, fused, extra, graph)
+    _step(progress, steps, "manifest")
+    return folder
+
+
+def write_manifest(
+    folder: Path,
+    written: segmented.WrittenSegments,
+    records: Sequence[DocumentRecord],
+    config: IngestConfig,
+    sources: Sequence[str],
+    embedding: dict,
+    fusion: dict[str, Any],
+    extra: dict[str, Any] | None,
+    graph: Sequence[FileGraph] | None,
+) -> Manifest:
+    """graph.jsonl (when given) and the manifest, written last: files written this run are
+    hashed, carried ones keep their recorded checksums."""
     from docmill import __version__
 
+    graph_summary = {GRAPH_KEY: write_graph(folder, graph)} if graph is not None else {}
+    largest = max(written.segments, key=lambda s: s.rows)
+    vector_index = {**(largest.vectors or {}), "requested": config.vector_index}
     indexed = sum(1 for r in records if r.status == "indexed")
     manifest = Manifest(
         docmill_version=__version__,
@@ -235,36 +280,34 @@ def build_index(
         build=folder.name,
         sources=[str(s) for s in sources],
         embedding=embedding,
-        tokenizer=tokenizer.to_dict(),
+        tokenizer=make_tokenizer(config).to_dict(),
         bm25={"k1": config.k1, "b": config.b},
         chunker={"max_tokens": config.chunk.max_tokens, "token_count": "estimate-v1"},
         counts={
             "documents": len(records),
             "indexed": indexed,
             "skipped": len(records) - indexed,
-            "chunks": len(chunks),
+            "chunks": written.rows,
         },
         documents=list(records),
+        segments=[s.to_json() for s in written.segments],
         extra={
             incremental.REUSE_KEY: incremental.reuse_key(config),
             FUSION_KEY: fusion,
-            ann.MANIFEST_KEY: vector_index.to_json(),
+            ann.MANIFEST_KEY: vector_index,
             **graph_summary,
             **(extra or {}),
         },
     )
-    names = [CHUNKS_FILE, OFFSETS_FILE, EMBEDDINGS_FILE, EMBEDDING_KEYS_FILE, VECTORS_FILE]
-    names += sorted(f"{BM25_DIR}/{p.name}" for p in (folder / BM25_DIR).iterdir())
-    names += [GRAPH_FILE] if graph is not None else []
-    manifest.record_files(folder, names)
+    names = written.names + ([GRAPH_FILE] if graph is not None else [])
+    manifest.record_files(folder, names, carried=written.carried)
     manifest.write(folder)
-    _step(progress, steps, "manifest")
-    return folder
+    return manifest
 
 
 def fusion_for_build(
     chunks: Sequence[Chunk],
-    bm25: BM25Index,
+    bm25: BM25Scorer,
     tokenizer: Tokenizer,
     vectors: np.ndarray,
     embedder: Embedder | None,
@@ -334,6 +377,10 @@ def reusable_fusion(
     moved = len(the_plan.added) + len(the_plan.changed) + len(the_plan.removed)
     total = max(len(the_plan.unchanged) + len(the_plan.added) + len(the_plan.changed), 1)
     return fusion if moved / total < RECALIBRATE_SHARE else None
+
+
+def _rounded(timings: dict[str, float]) -> dict[str, float]:
+    return {name: round(seconds, 4) for name, seconds in timings.items()}
 
 
 def _step(progress: Progress | None, steps: list[str], name: str) -> None:
@@ -417,9 +464,12 @@ def run_ingest(
 ) -> IngestReport:
     """Incremental in-process ingest: unchanged files (by SHA-256) keep their chunks, and chunks
     whose indexed text was embedded before keep their vectors; ``full_rebuild`` re-does everything.
-    Publishes only a complete build; on any error the previous build stays current. Raises
-    IngestError when nothing could be indexed or strict mode saw skips (QualityGateFailed when the
-    golden set scores worse than the current build by more than ``config.gate_margin``)."""
+    A small change (under RECALIBRATE_SHARE of the files, same settings) writes the next build by
+    segments (build_next: the previous build's files hard-linked, only the new chunks written);
+    otherwise one segment holds everything. Publishes only a complete build; on any error the
+    previous build stays current. Raises IngestError when nothing could be indexed or strict mode
+    saw skips (QualityGateFailed when the golden set scores worse than the current build by more
+    than ``config.gate_margin``)."""
     config = config or IngestConfig()
     wanted = (config.model, config.embedding_backend)
     given = (embedder.model_name, getattr(embedder, "backend", "torch")) if embedder is not None else wanted
@@ -443,51 +493,241 @@ def run_ingest(
             if progress:
                 progress("parse", i + 1, len(to_parse))
         timings["parse"] = time.perf_counter() - t
-        t = time.perf_counter()
-        chunks, records = incremental.assemble(the_plan, outcomes, config)
-        timings["chunk"] = time.perf_counter() - t
-        check_outcome(records, chunks, config)
-        graph = incremental.assemble_graph(the_plan, outcomes, previous)
-        cache = (
-            previous.cache
-            if previous is not None and not full_rebuild
-            else incremental.EmbeddingCache.empty()
-        )
-        work = incremental.embedding_work(chunks, config.embedding_id, cache)
-        t = time.perf_counter()
-        if work.texts:
-            embedder = embedder or config.embedder()
-            if progress:
-                progress("embed", 0, len(work.texts))
-            fresh = embedder.encode(work.texts)
-        else:  # nothing new to embed: the model is never loaded
-            fresh = np.zeros((0, 0), dtype=np.float32)
-        vectors = incremental.assemble_vectors(work, cache, fresh)
-        timings["embed"] = time.perf_counter() - t
-        t = time.perf_counter()
-        extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": len(work.texts)}}
         reuse = reusable_fusion(previous, the_plan, config, full_rebuild)
-
-        folder = build_index(
-            store,
-            chunks,
-            vectors,
-            records,
-            config,
-            source_names,
-            embedding_info(config, vectors),
-            extra,
-            progress,
-            embedder=embedder or config.embedder(),
-            reuse_fusion=reuse,
-            graph=graph,
-        )
-        timings["build"] = time.perf_counter() - t
+        if previous is not None and reuse is not None and by_segments(previous, config, full_rebuild):
+            folder, records, chunk_count, embedded = _segment_run(
+                store, previous, the_plan, outcomes, config, source_names, embedder, reuse, timings, progress
+            )
+        else:
+            folder, records, chunk_count, embedded = _full_run(
+                store,
+                previous,
+                the_plan,
+                outcomes,
+                config,
+                source_names,
+                embedder,
+                reuse,
+                timings,
+                progress,
+                full_rebuild,
+            )
         gate = run_gate(store, folder, config, embedder)
         publish(store, folder, config.keep_builds)
-    report = make_report(folder.name, index, records, len(chunks), 0.0, timings)
+    report = make_report(folder.name, index, records, chunk_count, 0.0, timings)
     report.gate = gate
-    return with_plan(report, the_plan, len(work.texts), started, published=True)
+    return with_plan(report, the_plan, embedded, started, published=True)
+
+
+def by_segments(previous: incremental.PreviousBuild, config: IngestConfig, full_rebuild: bool) -> bool:
+    """Whether the next build can carry ``previous``'s segments: its chunks are reusable and its
+    vectors were indexed with the same setting (anything else is rebuilt as one segment)."""
+    requested = previous.manifest.extra.get(ann.MANIFEST_KEY, {}).get("requested", "auto")
+    return not full_rebuild and previous.reusable and requested == config.vector_index
+
+
+def _segment_run(
+    store: IndexStore,
+    previous: incremental.PreviousBuild,
+    the_plan: incremental.Plan,
+    outcomes: dict[str, ParseOutcome],
+    config: IngestConfig,
+    sources: Sequence[str],
+    embedder: Embedder | None,
+    fusion: dict[str, Any],
+    timings: dict[str, float],
+    progress: Progress | None,
+) -> tuple[Path, list[DocumentRecord], int, int]:
+    """build_next from a parse: only the parsed files' chunks are chunked, embedded and written."""
+    t = time.perf_counter()
+    chunks, records = incremental.assemble_changed(the_plan, outcomes, config)
+    masked = incremental.masked_paths(the_plan, previous)
+    count = sum(i.live for i in segment_infos(previous.manifest.segments))
+    count += len(chunks) - sum(previous.live_chunks(p) for p in masked)
+    timings["chunk"] = time.perf_counter() - t
+    check_outcome(records, count, config)
+    graph = incremental.assemble_graph(the_plan, outcomes, previous)
+    t = time.perf_counter()
+    cache = previous.masked_cache(masked)
+    work = incremental.embedding_work(chunks, config.embedding_id, cache)
+    if progress and work.texts:
+        progress("embed", 0, len(work.texts))
+    fresh, embedded_with = incremental.encode_texts(work.texts, config, embedder)
+    vectors = incremental.assemble_vectors(work, cache, fresh, dim=previous.manifest.embedding.get("dim"))
+    timings["embed"] = time.perf_counter() - t
+    t = time.perf_counter()
+    extra = {
+        incremental.INCREMENTAL_KEY: {
+            **the_plan.summary(),
+            "embedded": len(work.texts),
+            "seconds": _rounded(timings),
+            "embedded_with": embedded_with,
+        }
+    }
+    embedding = {**previous.manifest.embedding, **embedding_info(config, vectors)}
+    folder = build_next(
+        store,
+        previous,
+        chunks,
+        vectors,
+        masked,
+        records,
+        config,
+        sources,
+        embedding,
+        fusion,
+        extra,
+        graph,
+        progress,
+    )
+    timings["build"] = time.perf_counter() - t
+    return folder, records, count, len(work.texts)
+
+
+def _full_run(
+    store: IndexStore,
+    previous: incremental.PreviousBuild | None,
+    the_plan: incremental.Plan,
+    outcomes: dict[str, ParseOutcome],
+    config: IngestConfig,
+    sources: Sequence[str],
+    embedder: Embedder | None,
+    reuse: dict[str, Any] | None,
+    timings: dict[str, float],
+    progress: Progress | None,
+    full_rebuild: bool,
+) -> tuple[Path, list[DocumentRecord], int, int]:
+    """build_index from a parse: every chunk of the tree in one new segment."""
+    t = time.perf_counter()
+    chunks, records = incremental.assemble(the_plan, outcomes, config)
+    timings["chunk"] = time.perf_counter() - t
+    check_outcome(records, chunks, config)
+    graph = incremental.assemble_graph(the_plan, outcomes, previous)
+    if full_rebuild:
+        cache = incremental.EmbeddingCache.empty()
+    else:
+        cache = previous.cache if previous is not None else incremental.legacy_cache(store)
+    work = incremental.embedding_work(chunks, config.embedding_id, cache)
+    t = time.perf_counter()
+    if work.texts:
+        embedder = embedder or config.embedder()
+        if progress:
+            progress("embed", 0, len(work.texts))
+        fresh = embedder.encode(work.texts)
+    else:  # nothing new to embed: the model is never loaded
+        fresh = np.zeros((0, 0), dtype=np.float32)
+    vectors = incremental.assemble_vectors(work, cache, fresh)
+    timings["embed"] = time.perf_counter() - t
+    t = time.perf_counter()
+    extra = {
+        incremental.INCREMENTAL_KEY: {
+            **the_plan.summary(),
+            "embedded": len(work.texts),
+            "seconds": _rounded(timings),
+        }
+    }
+    folder = build_index(
+        store,
+        chunks,
+        vectors,
+        records,
+        config,
+        sources,
+        embedding_info(config, vectors),
+        extra,
+        progress,
+        embedder=embedder or config.embedder(),
+        reuse_fusion=reuse,
+        graph=graph,
+    )
+    timings["build"] = time.perf_counter() - t
+    return folder, records, len(chunks), len(work.texts)
+
+
+def publish_changes(
+    index: str | Path,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    removed: Sequence[str] = (),
+    config: IngestConfig | None = None,
+    records: Sequence[DocumentRecord] | None = None,
+) -> Path:
+    """Publish the next build of the index folder ``index`` by segments (build_next), from chunks
+    already made and embedded, as run_ingest does for a small change: ``chunks`` are all the
+    chunks of each file they name (that file's previous chunks are masked), ``vectors`` their
+    embeddings (one row each), ``removed`` files to drop. No parse, no model: for benchmarks
+    (bench/bench_scale.py) and apps that chunk and embed themselves. ``config`` defaults to the
+    current build's settings; ``records`` to its records with the named files updated. Returns the
+    published build folder; raises NoIndex without a current build."""
+    store = IndexStore(index)
+    with store.lock():
+        current = store.current_build()
+        manifest = Manifest.read(current)
+        config = config or config_of(manifest)
+        previous = incremental.load_previous(store, config)
+        if previous is None or previous.name != current.name:
+            raise ManifestError(f"the current build of {index} cannot be read; run a full ingest")
+        changed = {c.path for c in chunks}
+        records = list(records) if records is not None else changed_records(manifest, chunks, removed)
+        masked = sorted(p for p in {*changed, *removed} if p in previous.located)
+        fusion = manifest.extra.get(FUSION_KEY) or {"method": "none", "weights": {"bm25": 1.0, "vector": 1.0}}
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), -1)
+        embedding = {**manifest.embedding, "dim": manifest.embedding.get("dim") or int(vectors.shape[1])}
+        graph = [g for p, g in sorted(previous.graph_by_path.items()) if p not in changed | set(removed)]
+        folder = build_next(
+            store,
+            previous,
+            chunks,
+            vectors,
+            masked,
+            records,
+            config,
+            manifest.sources,
+            embedding,
+            fusion,
+            graph=graph if GRAPH_FILE in manifest.files else None,
+        )
+        publish(store, folder, config.keep_builds)
+    return folder
+
+
+def config_of(manifest: Manifest) -> IngestConfig:
+    """The settings a build was made with, as far as the next build by segments must repeat them."""
+    requested = manifest.extra.get(ann.MANIFEST_KEY, {}).get("requested", "auto")
+    return IngestConfig(
+        model=str(manifest.embedding.get("model")),
+        k1=float(manifest.bm25["k1"]),
+        b=float(manifest.bm25["b"]),
+        tokenizer=dict(manifest.tokenizer),
+        embedding_backend=manifest.embedding_backend,
+        vector_index=requested,
+        chunk=type(IngestConfig().chunk)(
+            max_tokens=int(manifest.chunker.get("max_tokens", 0)) or IngestConfig().chunk.max_tokens
+        ),
+    )
+
+
+def changed_records(
+    manifest: Manifest, chunks: Sequence[Chunk], removed: Sequence[str]
+) -> list[DocumentRecord]:
+    """The build's records, the files named by ``chunks`` replaced (or added), ``removed`` dropped;
+    a file's checksum is that of its chunks' text (there is no file)."""
+    by_path: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_path.setdefault(chunk.path, []).append(chunk)
+    records = {r.path: r for r in manifest.documents if r.path not in set(removed)}
+    for path, own in by_path.items():
+        text = "\n".join(c.text for c in own).encode("utf-8")
+        old = records.get(path)
+        records[path] = DocumentRecord(
+            path,
+            hashlib.sha256(text).hexdigest(),
+            len(text),
+            old.parser if old else None,
+            "indexed",
+            chunks=len(own),
+        )
+    return [records[p] for p in sorted(records)]
 
 
 def is_noop(
@@ -508,7 +748,7 @@ def noop_report(
     timings: dict[str, float],
 ) -> IngestReport:
     assert previous is not None
-    records = [the_plan.reuse[r.rel_path][0] for r in the_plan.refs]
+    records = [the_plan.reuse[r.rel_path] for r in the_plan.refs]
     report = make_report(previous.name, index, records, previous.manifest.counts["chunks"], 0.0, timings)
     return with_plan(report, the_plan, 0, started, published=False)
 
@@ -530,12 +770,16 @@ def with_plan(
     )
 
 
-def check_outcome(records: Sequence[DocumentRecord], chunks: Sequence[Chunk], config: IngestConfig) -> None:
+def check_outcome(
+    records: Sequence[DocumentRecord], chunks: Sequence[Chunk] | int, config: IngestConfig
+) -> None:
+    """Raise IngestError in strict mode with skips, or when the build would hold no chunks
+    (``chunks``: the chunks, or how many the build will hold)."""
     skipped = [(r.path, r.reason or "") for r in records if r.status != "indexed"]
     if config.strict and skipped:
         listing = "; ".join(f"{p}: {why}" for p, why in skipped[:20])
         raise IngestError(f"strict mode: {len(skipped)} file(s) skipped, nothing published ({listing})")
-    if not chunks:
+    if not (chunks if isinstance(chunks, int) else len(chunks)):
         raise IngestError(
             f"nothing to index: {len(records)} file(s) found, none produced text; nothing published"
         )

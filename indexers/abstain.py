@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from indexers.bm25 import BM25Index
+from indexers.bm25_segments import BM25Scorer
 from indexers.calibrate import sample_pseudo_queries
 from indexers.offtopic import CHINESE, ENGLISH
 
@@ -100,7 +100,9 @@ DEFAULT_ALONE = SideScale(low=0.15, threshold=0.25, high=0.6)
 DEFAULT_JOINT = JointScale(0.5, SideScale(low=0.15, threshold=0.25, high=0.55))
 
 
-def lexical_evidence(bm25: BM25Index, terms: Sequence[str], own_terms: frozenset[str] = frozenset()) -> float:
+def lexical_evidence(
+    bm25: BM25Scorer, terms: Sequence[str], own_terms: frozenset[str] = frozenset()
+) -> float:
     """Share of the idf mass of the query's distinct terms that the corpus knows (df > 0). Terms
     in ``own_terms`` (a pseudo-query's own chunk) must occur in another chunk too."""
     return known_idf_share(terms, bm25.document_frequencies(terms), bm25.n_docs, own_terms)
@@ -212,7 +214,7 @@ def fit_joint(inside: np.ndarray, outside: np.ndarray, default: JointScale) -> J
 
 def calibrate_abstain(
     chunks: Sequence[Any],
-    bm25: BM25Index,
+    bm25: BM25Scorer,
     tokenize: Callable[[str], list[str]],
     vectors: np.ndarray | None,
     encode: Callable[[list[str]], np.ndarray] | None,

@@ -98,37 +98,21 @@ class BM25Index:
     @classmethod
     def build(cls, token_lists: Sequence[Sequence[str]], params: BM25Params | None = None) -> BM25Index:
         params = params or BM25Params()
-        n_docs = len(token_lists)
-        if n_docs >= 2**31:
-            raise ValueError(f"BM25Index holds at most 2**31 - 1 documents, got {n_docs}")
-        lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=n_docs)
-        # Ids in first-seen order via a dict whose missing keys get the next id: one C-level lookup
-        # per token, no per-document Counter. vocab.json keeps that order (not sorted: sorting costs
-        # a quarter of the build and nothing reads the vocabulary by binary search).
-        first_seen: defaultdict[str, int] = defaultdict()
-        first_seen.default_factory = first_seen.__len__
-        term_ids = np.fromiter(
-            map(first_seen.__getitem__, chain.from_iterable(token_lists)),
-            dtype=np.int64,
-            count=int(lengths.sum()),
-        )
-        terms = list(first_seen)
-        doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-        # One sort of (term, doc) keys yields term-major postings with their term frequencies.
-        keys, tf = np.unique(term_ids * max(n_docs, 1) + doc_ids, return_counts=True)
-        posting_terms, posting_docs = np.divmod(keys, max(n_docs, 1))
-        df = np.bincount(posting_terms, minlength=len(terms))
-        indptr = np.zeros(len(terms) + 1, dtype=np.int64)
-        np.cumsum(df, out=indptr[1:])
+        counts = count_terms(token_lists)
+        n_docs, lengths = counts.n_docs, counts.doc_lengths.astype(np.int64)
+        posting_terms = np.repeat(np.arange(len(counts.terms), dtype=np.int64), np.diff(counts.indptr))
+        posting_docs = counts.indices.astype(np.int64)
+        df = np.diff(counts.indptr)
         avgdl = float(lengths.mean()) if n_docs else 0.0
+        tf = counts.tf.astype(np.int64)
         weights = _weights(tf, df[posting_terms], lengths[posting_docs], n_docs, avgdl, params)
         return cls(
-            vocab=terms,
+            vocab=counts.terms,
             params=params,
             data=weights.astype(np.float32),
-            indices=posting_docs.astype(np.int32),
-            indptr=indptr,
-            doc_lengths=lengths.astype(np.int32),
+            indices=counts.indices,
+            indptr=counts.indptr,
+            doc_lengths=counts.doc_lengths,
         )
 
     def _postings(self, query_tokens: Sequence[str]) -> dict[str, tuple[int, int, int]]:
@@ -242,23 +226,7 @@ class BM25Index:
     def _top(
         self, scores: npt.NDArray[np.float32], k: int, allowed: npt.NDArray[np.bool_] | None
     ) -> list[tuple[int, float]]:
-        if allowed is not None:
-            if allowed.dtype != np.bool_ or allowed.shape != (self.n_docs,):
-                raise ValueError(
-                    f"allowed must be a bool array of shape ({self.n_docs},), "
-                    f"got {allowed.dtype} {allowed.shape}"
-                )
-            scores = np.where(allowed, scores, np.float32(0))
-        candidates = np.flatnonzero(scores > 0)
-        if len(candidates) > k:
-            # Keep every doc tied with the k-th score so the tie-break below is by id, not by luck.
-            # The k-th best is found among the matches only (usually far fewer than N).
-            matched = scores[candidates]
-            kth = np.partition(matched, len(matched) - k)[len(matched) - k]
-            candidates = candidates[matched >= kth]
-        order = np.lexsort((candidates, -scores[candidates]))[:k]
-        best = candidates[order]
-        return list(zip(best.tolist(), scores[best].tolist(), strict=True))
+        return top_hits(scores, k, allowed, self.n_docs)
 
     def save(self, folder: Path | str, tokenizer: Mapping[str, Any] | None = None) -> list[Path]:
         """Write the index files into ``folder`` (created if needed); returns the paths written.
@@ -313,6 +281,74 @@ class BM25Index:
         except (KeyError, TypeError, ValueError) as exc:
             raise BM25FormatError(f"{folder / PARAMS_FILE}: bad k1/b: {exc}") from exc
         return cls(vocab=vocab, params=bm25_params, tokenizer=params.get("tokenizer"), **arrays)
+
+
+@dataclass(frozen=True)
+class TermCounts:
+    """Term-major postings with raw term frequencies: what BM25 weights are computed from.
+    ``indices`` (int32 doc ids, ascending per term) and ``tf`` (int32) are aligned; the postings of
+    term id ``t`` (``terms[t]``) are ``indptr[t]:indptr[t+1]``."""
+
+    terms: list[str]
+    indptr: npt.NDArray[np.int64]
+    indices: npt.NDArray[np.int32]
+    tf: npt.NDArray[np.int32]
+    doc_lengths: npt.NDArray[np.int32]
+
+    @property
+    def n_docs(self) -> int:
+        return int(self.doc_lengths.shape[0])
+
+
+def count_terms(token_lists: Sequence[Sequence[str]]) -> TermCounts:
+    """Postings and term frequencies of ``token_lists`` (document id = position in the list)."""
+    n_docs = len(token_lists)
+    if n_docs >= 2**31:
+        raise ValueError(f"BM25Index holds at most 2**31 - 1 documents, got {n_docs}")
+    lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=n_docs)
+    # Ids in first-seen order via a dict whose missing keys get the next id: one C-level lookup
+    # per token, no per-document Counter. vocab.json keeps that order (not sorted: sorting costs
+    # a quarter of the build and nothing reads the vocabulary by binary search).
+    first_seen: defaultdict[str, int] = defaultdict()
+    first_seen.default_factory = first_seen.__len__
+    term_ids = np.fromiter(
+        map(first_seen.__getitem__, chain.from_iterable(token_lists)),
+        dtype=np.int64,
+        count=int(lengths.sum()),
+    )
+    terms = list(first_seen)
+    doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+    # One sort of (term, doc) keys yields term-major postings with their term frequencies.
+    keys, tf = np.unique(term_ids * max(n_docs, 1) + doc_ids, return_counts=True)
+    posting_terms, posting_docs = np.divmod(keys, max(n_docs, 1))
+    indptr = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(posting_terms, minlength=len(terms)), out=indptr[1:])
+    return TermCounts(
+        terms, indptr, posting_docs.astype(np.int32), tf.astype(np.int32), lengths.astype(np.int32)
+    )
+
+
+def top_hits(
+    scores: npt.NDArray[np.float32], k: int, allowed: npt.NDArray[np.bool_] | None, n_docs: int
+) -> list[tuple[int, float]]:
+    """Up to k (doc id, score) pairs of ``scores``, best first, ties by id, score > 0 only;
+    ``allowed`` (bool, length ``n_docs``) filters before the cut."""
+    if allowed is not None:
+        if allowed.dtype != np.bool_ or allowed.shape != (n_docs,):
+            raise ValueError(
+                f"allowed must be a bool array of shape ({n_docs},), got {allowed.dtype} {allowed.shape}"
+            )
+        scores = np.where(allowed, scores, np.float32(0))
+    candidates = np.flatnonzero(scores > 0)
+    if len(candidates) > k:
+        # Keep every doc tied with the k-th score so the tie-break below is by id, not by luck.
+        # The k-th best is found among the matches only (usually far fewer than N).
+        matched = scores[candidates]
+        kth = np.partition(matched, len(matched) - k)[len(matched) - k]
+        candidates = candidates[matched >= kth]
+    order = np.lexsort((candidates, -scores[candidates]))[:k]
+    best = candidates[order]
+    return list(zip(best.tolist(), scores[best].tolist(), strict=True))
 
 
 def _df(postings: Mapping[str, tuple[int, int, int]], terms: Sequence[str]) -> dict[str, int]:

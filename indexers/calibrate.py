@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
-from indexers.bm25 import BM25Index
+from indexers.bm25_segments import BM25Scorer
 from indexers.fusion import rrf
 from indexers.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
 
@@ -185,7 +185,7 @@ def choose_setting(fused_rr: dict[tuple[float, float], list[float]]) -> tuple[fl
 
 def calibrate_fusion(
     chunks: Sequence[Chunk],
-    bm25: BM25Index,
+    bm25: BM25Scorer,
     tokenize: Callable[[str], list[str]],
     vectors: np.ndarray,
     encode: Callable[[list[str]], np.ndarray],

@@ -13,7 +13,8 @@ from typing import Any
 
 from indexers.layout import MANIFEST
 
-SCHEMA_VERSION = 1
+# 2: builds are segments (indexers/segments.py); a version-1 build is rebuilt in full.
+SCHEMA_VERSION = 2
 
 
 class ManifestError(RuntimeError):
@@ -56,6 +57,8 @@ class Manifest:
     counts: dict[str, int]
     documents: list[DocumentRecord]
     files: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # indexers.segments.SegmentInfo.to_json() of each segment, in row order.
+    segments: list[dict[str, Any]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
@@ -103,12 +106,23 @@ class Manifest:
             raise ManifestError(f"{path} is not valid JSON: {exc}") from exc
         return cls.from_json(data)
 
-    def record_files(self, folder: Path, names: list[str]) -> None:
-        """Size and checksum of each build file (paths relative to the build folder)."""
-        self.files = {
-            name: {"bytes": (folder / name).stat().st_size, "sha256": file_sha256(folder / name)}
-            for name in names
-        }
+    def record_files(
+        self, folder: Path, names: list[str], carried: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> None:
+        """Size and checksum of each build file (paths relative to the build folder). A name in
+        ``carried`` (a file hard-linked or copied from an earlier build) keeps the entry recorded
+        there, after a size check, instead of being hashed again."""
+        carried = carried or {}
+        self.files = {}
+        for name in names:
+            size = (folder / name).stat().st_size
+            known = carried.get(name)
+            if known is not None and known.get("bytes") != size:
+                raise ManifestError(
+                    f"{folder / name}: {size} bytes, the build it came from says {known['bytes']}"
+                )
+            sha = str(known["sha256"]) if known is not None else file_sha256(folder / name)
+            self.files[name] = {"bytes": size, "sha256": sha}
 
     def verify_files(self, folder: Path, checksums: bool = False) -> None:
         """Raise ManifestError if a listed file is missing, has another size, or (``checksums``)

@@ -100,7 +100,9 @@ def test_manifest_records_documents_and_skips(small_index):
     }
     assert manifest.tokenizer["name"] == "docmill-words"
     assert manifest.counts["chunks"] == sum(d.chunks for d in manifest.documents)
-    assert set(manifest.files) >= {"chunks.jsonl", "vectors.faiss", "embeddings.npy", "bm25/data.npy"}
+    segment = f"segments/{manifest.segments[0]['name']}"
+    names = {"chunks.jsonl", "vectors.faiss", "embeddings.npy", "bm25/tf.npy"}
+    assert set(manifest.files) >= {f"{segment}/{name}" for name in names}
 
 
 def test_search_many_fuses_phrasings(index):

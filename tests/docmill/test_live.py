@@ -79,7 +79,8 @@ def _other_model(build: Path) -> None:
 
 
 def _truncate_vectors(build: Path) -> None:
-    with open(build / "vectors.faiss", "r+b") as handle:
+    segment = json.loads((build / "manifest.json").read_text())["segments"][0]["name"]
+    with open(build / "segments" / segment / "vectors.faiss", "r+b") as handle:
         handle.truncate(10)
 
 

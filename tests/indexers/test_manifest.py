@@ -16,17 +16,19 @@ def _copy_index(src, dst):
 
 def test_truncated_file_is_refused_on_open(small_index, tmp_path, embedder):
     build = _copy_index(small_index, tmp_path / "idx")
-    data = (build / "bm25" / "data.npy").read_bytes()
-    (build / "bm25" / "data.npy").write_bytes(data[:-8])
-    with pytest.raises(ManifestError, match=r"bm25/data.npy: \d+ bytes, manifest says \d+"):
+    segment = build / "segments" / Manifest.read(build).segments[0]["name"]
+    data = (segment / "bm25" / "tf.npy").read_bytes()
+    (segment / "bm25" / "tf.npy").write_bytes(data[:-8])
+    with pytest.raises(ManifestError, match=r"bm25/tf.npy: \d+ bytes, manifest says \d+"):
         docmill.open_index(tmp_path / "idx", embedder=embedder)
 
 
 def test_same_size_tampering_is_caught_by_checksum_verification(small_index, tmp_path, embedder):
     build = _copy_index(small_index, tmp_path / "idx")
-    raw = bytearray((build / "chunks.jsonl").read_bytes())
+    segment = build / "segments" / Manifest.read(build).segments[0]["name"]
+    raw = bytearray((segment / "chunks.jsonl").read_bytes())
     raw[10] = ord("X") if raw[10] != ord("X") else ord("Y")
-    (build / "chunks.jsonl").write_bytes(bytes(raw))
+    (segment / "chunks.jsonl").write_bytes(bytes(raw))
     docmill.open_index(tmp_path / "idx", embedder=embedder)  # sizes match: opens
     with pytest.raises(ManifestError, match="chunks.jsonl: checksum mismatch"):
         docmill.open_index(tmp_path / "idx", embedder=embedder, verify_checksums=True)

@@ -1,0 +1,118 @@
+"""Where each segment's live lines sit among a build's rows (indexers/segments.py).
+
+Rows are in source order: by file path, then line (a file's chunks are consecutive lines of one
+segment), which is the order a full build writes. So an incremental build numbers its chunks as a
+full rebuild of the same tree would, and ties, broken by row, break the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Mapping = int | npt.NDArray[np.int64]  # an offset (lines are consecutive rows) or local -> row, -1 masked
+
+
+class RowMap:
+    def __init__(self, sizes: Sequence[int], to_row: Sequence[Mapping], n_rows: int) -> None:
+        self.sizes = list(sizes)  # lines per segment
+        self.to_row = list(to_row)
+        self.n_rows = n_rows
+        self._inverse: tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]] | None = None
+
+    @classmethod
+    def in_order(cls, sizes: Sequence[int], masked: Sequence[npt.NDArray[np.int64]]) -> RowMap:
+        """Rows in segment order, masked lines skipped."""
+        to_row: list[Mapping] = []
+        row = 0
+        for size, rows in zip(sizes, masked, strict=True):
+            if not len(rows):
+                to_row.append(row)
+                row += size
+                continue
+            mapping = np.full(size, -1, dtype=np.int64)
+            live = np.setdiff1d(np.arange(size, dtype=np.int64), rows)
+            mapping[live] = np.arange(row, row + len(live))
+            to_row.append(mapping)
+            row += len(live)
+        return cls(sizes, to_row, row)
+
+    @classmethod
+    def by_path(
+        cls,
+        sizes: Sequence[int],
+        masked: Sequence[npt.NDArray[np.int64]],
+        spans: Sequence[Sequence[tuple[str, int, int]]],
+    ) -> RowMap:
+        """Rows in path order from each segment's live (path, first line, lines) spans."""
+        live = sorted((path, i, start, count) for i, own in enumerate(spans) for path, start, count in own)
+        per_segment: list[list[tuple[int, int, int]]] = [[] for _ in sizes]  # start, count, row
+        row = 0
+        for _, i, start, count in live:
+            per_segment[i].append((start, count, row))
+            row += count
+        expected = sum(size - len(rows) for size, rows in zip(sizes, masked, strict=True))
+        if row != expected:
+            raise ValueError(f"docs.json covers {row} live lines, the chunks files {expected}")
+        to_row = [
+            _segment_rows(size, len(rows), own)
+            for size, rows, own in zip(sizes, masked, per_segment, strict=True)
+        ]
+        return cls(sizes, to_row, row)
+
+    def rows(self, segment: int, local: npt.NDArray[Any], spare: int = -1) -> npt.NDArray[np.int64]:
+        """Rows of local line ids of ``segment``; masked lines get ``spare``."""
+        mapping = self.to_row[segment]
+        if isinstance(mapping, int):
+            return local + mapping if mapping else local.astype(np.int64)
+        rows = mapping[local]
+        if spare != -1:
+            rows[rows < 0] = spare
+        return rows
+
+    def local_mask(self, segment: int, allowed: npt.NDArray[np.bool_] | None) -> npt.NDArray[np.bool_] | None:
+        """``allowed`` (over rows) as a mask over ``segment``'s lines, masked lines False; None
+        when every line is allowed."""
+        mapping = self.to_row[segment]
+        if isinstance(mapping, int):
+            return None if allowed is None else allowed[mapping : mapping + self.sizes[segment]]
+        live = mapping >= 0
+        if allowed is None:
+            return live
+        return live & allowed[np.where(live, mapping, 0)]
+
+    def locate(self, rows: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """(segment, local line) of each row."""
+        if len(rows) and (rows.min() < 0 or rows.max() >= self.n_rows):
+            raise IndexError(f"row out of range 0..{self.n_rows - 1}")
+        if len(self.sizes) == 1 and isinstance(self.to_row[0], int):
+            return np.zeros(len(rows), dtype=np.int32), rows - self.to_row[0]
+        if self._inverse is None:  # built once, on first use: two arrays of n_rows
+            segment = np.zeros(self.n_rows, dtype=np.int32)
+            local = np.zeros(self.n_rows, dtype=np.int64)
+            for i, mapping in enumerate(self.to_row):
+                lines = np.arange(self.sizes[i], dtype=np.int64)
+                targets = lines + mapping if isinstance(mapping, int) else mapping
+                keep = targets >= 0
+                segment[targets[keep]] = i
+                local[targets[keep]] = lines[keep]
+            self._inverse = (segment, local)
+        return self._inverse[0][rows], self._inverse[1][rows]
+
+
+def _segment_rows(size: int, n_masked: int, spans: list[tuple[int, int, int]]) -> Mapping:
+    """An offset when the segment's lines are consecutive rows in line order, else local -> row."""
+    spans.sort()
+    if not n_masked and spans and spans[0][0] == 0 and sum(s[1] for s in spans) == size:
+        first_row = spans[0][2]
+        if all(start - row == -first_row for start, _, row in spans):
+            return first_row
+    mapping = np.full(size, -1, dtype=np.int64)
+    if spans:
+        starts, counts, rows = (np.asarray(x, dtype=np.int64) for x in zip(*spans, strict=True))
+        within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        mapping[np.repeat(starts, counts) + within] = np.repeat(rows, counts) + within
+    return mapping
