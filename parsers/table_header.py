@@ -4,6 +4,7 @@ further down or a group label stands over sub-labels. Pure functions over ``Span
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,10 +28,24 @@ def _is_numeric(text: str) -> bool:
     return stripped.strip().isdigit()
 
 
+_YEAR = re.compile(r"(?:FY\s?)?(?:1[89]|2[01])\d\d(?:\s*[/\-\u2013]\s*\d{2,4})?\*?")
+
+
+def _is_year(text: str) -> bool:
+    """A year or a year range as a column label: "2019", "2019/20", "FY2014", "2020-2021"."""
+    return _YEAR.fullmatch(" ".join(text.split())) is not None
+
+
+def _is_value(text: str) -> bool:
+    """A number that is no year label."""
+    return _is_numeric(text) and not _is_year(text)
+
+
 def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] = ()) -> int:
     """Leading header rows: bold leading rows if the body is not bold; else 1 when the first row is
-    all text (no numbers) while some later row has numbers, or the first row is fully labelled;
-    0 when the first row looks like data. A spanning group label above labels adds a second row."""
+    all text (no numbers but year labels, "2019", "2019/20") while some later row has numbers, or
+    the first row is fully labelled; 0 when the first row looks like data. A spanning group label
+    above labels adds a second row."""
     if not rows:
         return 0
     if bold_rows and bold_rows[0] and not all(bold_rows):
@@ -39,11 +54,13 @@ def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] 
             n += 1
         return min(n, 3)
     first = [c for c in rows[0] if c.strip()]
-    if not first or any(_is_numeric(c) for c in first):
+    if not first or any(map(_is_value, first)):
         return 0
+    if any(map(_is_numeric, first)) and not any(_is_value(c) for row in rows[1:] for c in row):
+        return 0  # years over years: a first row of data, not of labels
     # a group label spanning several columns above the column labels: both rows are the header
     second = [c for c in rows[1] if c.strip()] if len(rows) > 2 else []
-    if len(first) < len(rows[0]) and len(second) * 2 >= len(rows[1]) and not any(map(_is_numeric, second)):
+    if len(first) < len(rows[0]) and len(second) * 2 >= len(rows[1]) and not any(map(_is_value, second)):
         return 2
     return 1
 
@@ -80,7 +97,7 @@ def header_depth(spans: Sequence[Span], rows: Sequence[Sequence[str]], first_gue
 
 def _labels_under(row: Sequence[str], span: Span) -> bool:
     under = row[span.col : span.col + span.colspan]
-    return all(c.strip() and not _is_numeric(c) for c in under)
+    return all(c.strip() and not _is_value(c) for c in under)
 
 
 def column_names(spans: Sequence[Span], header_rows: int, width: int) -> tuple[str, ...]:

@@ -80,16 +80,43 @@ def missing_frame_lines(
     found_v = [
         _line(at, at, lo, hi)
         for end in ("x0", "x1")
-        for at, lo, hi, _ in _implied(horizontal, _H, end, vertical, _V, tolerance, min_edges, max_gap)
-        if not _drawn(vertical, *_V, at, lo, hi, tolerance)
+        for at, lo, hi, _ in _frame_runs(horizontal, _H, end, vertical, _V, tolerance, min_edges, max_gap)
     ]
     found_h = [
         _line(*_extend(vertical, _V, at, lo, hi, 1.5 * (hi - lo) / (n - 1), tolerance), at, at)
         for end in ("top", "bottom")
-        for at, lo, hi, n in _implied(vertical, _V, end, horizontal, _H, tolerance, min_edges, max_gap)
-        if not _drawn(horizontal, *_H, at, lo, hi, tolerance)
+        for at, lo, hi, n in _frame_runs(vertical, _V, end, horizontal, _H, tolerance, min_edges, max_gap)
     ]
     return found_v, found_h
+
+
+def _frame_runs(
+    rules: Sequence[Mapping[str, float]],
+    keys: tuple[str, str, str],
+    end: str,
+    crossing: Sequence[Mapping[str, float]],
+    crossing_keys: tuple[str, str, str],
+    tolerance: float,
+    min_edges: int,
+    max_gap: float,
+) -> list[tuple[float, float, float, int]]:
+    """Runs of rule ends (``_implied``) along which no frame line is drawn. A run joined by
+    closeness can reach over two tables (an open-frame table a few points from a framed one), and
+    the framed one's border then covers most of it; so inside such a drawn run, the parts whose
+    consecutive rules are all bridged by inner rules (one ruled grid) are judged on their own.
+    (Two open-frame tables of one width within ``max_gap`` still get one line over both.)"""
+    runs = _implied(rules, keys, end, crossing, crossing_keys, tolerance, min_edges, max_gap)
+    out = [r for r in runs if not _drawn(crossing, *crossing_keys, *r[:3], tolerance)]
+    drawn = [r for r in runs if r not in out]
+    if not drawn:
+        return out
+    for sub in _implied(rules, keys, end, crossing, crossing_keys, tolerance, min_edges, 0.0):
+        inside = any(
+            r[0] == sub[0] and r[1] - tolerance <= sub[1] and sub[2] <= r[2] + tolerance for r in drawn
+        )
+        if inside and not _drawn(crossing, *crossing_keys, *sub[:3], tolerance):
+            out.append(sub)
+    return out
 
 
 _H = ("top", "x0", "x1")  # a horizontal rule: position, start, stop
@@ -255,12 +282,19 @@ def _drawn(
     edges: Sequence[Char], at_key: str, lo_key: str, hi_key: str, at: float, lo: float, hi: float, tol: float
 ) -> bool:
     """Whether an existing edge at ``at`` already covers most of ``lo``..``hi``."""
+    return _covered(edges, at_key, lo_key, hi_key, at, lo, hi, tol) >= 0.5
+
+
+def _covered(
+    edges: Sequence[Char], at_key: str, lo_key: str, hi_key: str, at: float, lo: float, hi: float, tol: float
+) -> float:
+    """The share of ``lo``..``hi`` that edges at ``at`` cover."""
     covered = sum(
         max(0.0, min(hi, float(e[hi_key])) - max(lo, float(e[lo_key])))
         for e in edges
         if abs(float(e[at_key]) - at) <= tol
     )
-    return covered >= 0.5 * (hi - lo)
+    return covered / (hi - lo) if hi > lo else 1.0
 
 
 MIN_SHADE = 3.0  # points: a filled rectangle thinner than this is a rule, not shading
@@ -281,22 +315,23 @@ def fill_seams(rects: Sequence[Char], edges: Sequence[Char], tolerance: float = 
     ]
     if len(fills) < 2:
         return set()
-    seams: list[tuple[str, float, float, float]] = []  # orientation, position, start, stop
+    seams: list[tuple[str, float, float, float, str]] = []  # orientation, position, start, stop, colour
     fills.sort(key=lambda r: float(r["top"]))
     for k, a in enumerate(fills):
         for b in fills[k + 1 :]:
             if float(b["top"]) > float(a["bottom"]) + tolerance:
                 break  # sorted by top: no later fill touches ``a``
-            if str(a.get("non_stroking_color")) != str(b.get("non_stroking_color")):
+            colour = str(a.get("non_stroking_color"))
+            if colour != str(b.get("non_stroking_color")):
                 continue
             x_lo, x_hi = max(float(a["x0"]), float(b["x0"])), min(float(a["x1"]), float(b["x1"]))
             y_lo, y_hi = max(float(a["top"]), float(b["top"])), min(float(a["bottom"]), float(b["bottom"]))
             if abs(float(a["bottom"]) - float(b["top"])) <= tolerance and x_hi - x_lo > tolerance:
-                seams.append(("h", float(b["top"]), x_lo, x_hi))
+                seams.append(("h", float(b["top"]), x_lo, x_hi, colour))
             elif y_hi - y_lo > tolerance:
                 for left, right in ((a, b), (b, a)):
                     if abs(float(left["x1"]) - float(right["x0"])) <= tolerance:
-                        seams.append(("v", float(right["x0"]), y_lo, y_hi))
+                        seams.append(("v", float(right["x0"]), y_lo, y_hi, colour))
     if not seams:
         return set()
     out: set[int] = set()
@@ -304,9 +339,10 @@ def fill_seams(rects: Sequence[Char], edges: Sequence[Char], tolerance: float = 
         if e.get("object_type") != "rect_edge" or not e.get("fill") or e.get("stroke"):
             continue
         at, lo, hi = _H if e.get("orientation") == "h" else _V
-        for orientation, position, start, stop in seams:
-            if (
+        for orientation, position, start, stop, colour in seams:
+            if (  # an edge of the shading itself (a rule drawn over the seam keeps its edges)
                 orientation == e.get("orientation")
+                and str(e.get("non_stroking_color")) == colour
                 and abs(float(e[at]) - position) <= tolerance
                 and float(e[lo]) >= start - tolerance
                 and float(e[hi]) <= stop + tolerance

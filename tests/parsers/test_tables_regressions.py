@@ -347,3 +347,25 @@ def test_boxes_drawn_over_free_text_are_not_a_table(tmp_path: Path) -> None:
     doc = _parse(path)
     assert _tables(doc) == []
     assert "northern ridge" in " ".join(b.text for b in doc.blocks)
+
+
+def test_open_frame_table_next_to_a_framed_one(tmp_path: Path) -> None:
+    """A table without outer verticals 30 pt above a taller framed table at the same x: one
+    implied frame line's run reached over both, the framed table's border covered most of it, and
+    no line was implied, so the open table lost its first and last columns."""
+    path = tmp_path / "open-frame-above-framed-table.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    c.setFont("Helvetica", 10)
+    for top, framed, n in ((760.0, False, 4), (658.0, True, 6)):  # 30 pt between the two tables
+        ys = [top - 24 * k for k in range(n)]
+        for y in ys:
+            c.line(XS[0], y, XS[-1], y)
+        for x in XS if framed else XS[1:-1]:  # the open table: inner verticals only
+            c.line(x, ys[0], x, ys[-1])
+        for r, row in enumerate(ROWS + ROWS[1:] if framed else ROWS):
+            for k, text in enumerate(row):
+                c.drawString(XS[k] + 4, ys[r] - 15, text)
+    c.save()
+    with pdfplumber.open(path) as doc:
+        found = tables.find_tables(doc.pages[0])
+    assert [[list(r) for r in t.table.rows] for t in found] == [ROWS, ROWS + ROWS[1:]]

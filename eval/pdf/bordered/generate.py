@@ -2,7 +2,7 @@
 read back as (issue 15, part 1). Written by the project, for measurement: nothing here is tuned
 to a third-party document.
 
-    PYTHONPATH=. .venv/bin/python eval/pdf/bordered/generate.py [--out DIR] [--cases 64]
+    PYTHONPATH=. .venv/bin/python eval/pdf/bordered/generate.py [--out DIR] [--cases 128]
 
 Writes DIR/<case>.pdf and DIR/expected.json (default DIR: eval/pdf/bordered/cases). Deterministic:
 case ``k`` is drawn from ``random.Random(k)`` and reportlab runs with ``invariant=1``.
@@ -176,14 +176,19 @@ def _draw_spec(rng: random.Random, number: int, style: dict[str, Any], long: boo
     groups = rng.sample(sorted(GROUPS), n_groups)
     n_plain = rng.randint(1, 3) if n_groups else rng.randint(2, 5)
     plain = rng.sample(PLAIN_COLUMNS, n_plain)
+    years = not n_groups and rng.random() < 0.25  # year columns: numbers as labels, in order
+    if years:
+        first_year = rng.randint(2005, 2018)
+        plain = [str(first_year + i) for i in range(n_plain)]
     three_levels = n_groups == 1 and rng.random() < 0.25
     leaves: list[tuple[str | None, str | None, str]] = []  # (group, subgroup, label)
-    columns: list[tuple[str, Any]] = [("label", rng.choice(LABEL_COLUMNS))]
+    corner = "" if rng.random() < 0.1 else rng.choice(LABEL_COLUMNS)  # an empty top-left cell
+    columns: list[tuple[str, Any]] = [("label", corner)]
     for g in groups:
         subs = GROUPS[g][: rng.randint(2, 4 if three_levels else len(GROUPS[g]))]
         columns.append(("group", (g, subs)))
     for p in plain:
-        columns.insert(rng.randint(1, len(columns)), ("plain", p))
+        columns.insert(len(columns) if years else rng.randint(1, len(columns)), ("plain", p))
     for kind, value in columns:
         if kind == "group":
             g, subs = value
@@ -394,9 +399,11 @@ def draw_table(d: Drawer, spec: Spec, top: float, rows: list[int], x: float = MA
             for k in range(cell.col, cell.col + cell.colspan):
                 d.line(xs[k], y0, xs[k + 1], y0, thick)
                 d.line(xs[k], y1, xs[k + 1], y1, thick)
-            for r in span_rows:
-                d.line(x0, tops[r], x0, tops[r] + heights[r], thick)
-                d.line(x1, tops[r], x1, tops[r] + heights[r], thick)
+            for r in span_rows:  # an open frame has no outer verticals
+                if not (style["open_frame"] and cell.col == 0):
+                    d.line(x0, tops[r], x0, tops[r] + heights[r], thick)
+                if not (style["open_frame"] and cell.col + cell.colspan == len(spec.widths)):
+                    d.line(x1, tops[r], x1, tops[r] + heights[r], thick)
         font = style["bold_font"] if cell.bold else style["font"]
         size = style["size"]
         block = len(cell.lines) * lead
@@ -427,7 +434,8 @@ def _style(rng: random.Random) -> dict[str, Any]:
         "size": rng.choice([7.5, 8.0, 9.0, 10.0, 11.0]),
         "pad": rng.choice([2.5, 3.0, 4.0, 6.0]),
         "vpad": rng.choice([2.0, 3.0, 4.0]),
-        "line_width": rng.choice([0.4, 0.5, 0.75, 1.0]),
+        "line_width": rng.choice([0.4, 0.5, 0.75, 1.0, 1.5, 2.0]),
+        "open_frame": rng.random() < 0.2,
         "rules": rng.choice(["cells", "segments", "filled"]),
         "align": rng.choice(["left", "left", "centre", "right"]),
         "numbers_right": rng.random() < 0.7,
@@ -541,7 +549,7 @@ def make_case(k: int, out: Path) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=HERE / "cases")
-    ap.add_argument("--cases", type=int, default=64)
+    ap.add_argument("--cases", type=int, default=128)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     cases = [make_case(k, args.out) for k in range(args.cases)]
