@@ -66,6 +66,38 @@ def child_bm25(kind: str, n: int) -> dict[str, Any]:
     return {"build_s": seconds, "peak_rss_mib": peak_rss_mib(), "input_rss_mib": before, "docs": n}
 
 
+def child_bm25_profile(n: int) -> dict[str, Any]:
+    """cProfile of BM25Index.build on the corpus's token lists: where its time goes (own time
+    per function, top entries), for the report; run with --profile-bm25."""
+    import cProfile
+    import pstats
+
+    from indexers.bm25 import BM25Index
+
+    data = corpus(n)
+    token_lists = data.token_lists(data.vocabulary())
+    profiler = cProfile.Profile()
+    started = time.perf_counter()
+    profiler.enable()
+    BM25Index.build(token_lists)
+    profiler.disable()
+    total = time.perf_counter() - started
+    stats = pstats.Stats(profiler)
+    rows = []
+    for (filename, line, name), (_, calls, own, cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
+        rows.append(
+            {
+                "function": f"{Path(filename).name}:{line}:{name}",
+                "calls": calls,
+                "own_s": own,
+                "cum_s": cumulative,
+            }
+        )
+    rows.sort(key=lambda r: -r["own_s"])
+    tokens = sum(len(t) for t in token_lists)
+    return {"build_s": total, "tokens": tokens, "top": rows[:12]}
+
+
 def child_bm25_query(n: int) -> dict[str, Any]:
     """Per-call p50 of docmill's BM25 core (BM25Index.search) and bm25s.retrieve, top 10, both
     loaded with mmap, alternated query by query."""
@@ -316,6 +348,7 @@ def child_open(n: int) -> dict[str, Any]:
 CHILDREN = {
     "bm25": lambda n, kind: child_bm25(kind, n),
     "bm25-query": lambda n, _: child_bm25_query(n),
+    "bm25-profile": lambda n, _: child_bm25_profile(n),
     "vectors": lambda n, _: child_vectors(n),
     "build": lambda n, _: child_build(n),
     "open": lambda n, _: child_open(n),
@@ -611,7 +644,15 @@ def main(argv: list[str] | None = None) -> None:
             records.append(measure(n, sys.stderr))
         if args.json:
             print(json.dumps(records[-1]), flush=True)
-    sweep_rows = sweep([int(s) for s in args.sweep.split(",") if s.strip()]) if args.sweep else []
+    sweep_rows = []
+    sweep_file = CACHE / "sweep.json"
+    if args.reuse and args.sweep and sweep_file.is_file():
+        sweep_rows = json.loads(sweep_file.read_text(encoding="utf-8"))
+    elif args.sweep:
+        sweep_rows = sweep([int(s) for s in args.sweep.split(",") if s.strip()])
+        sweep_file.write_text(json.dumps(sweep_rows, indent=1), encoding="utf-8")
+    if args.json and sweep_rows:
+        print(json.dumps({"sweep": sweep_rows}), flush=True)
     png = args.plot if len(records) > 1 else None
     if png is not None:
         plot(records, png)

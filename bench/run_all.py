@@ -66,6 +66,12 @@ BENCHMARKS = {
         ["--chunks", "100000", "--repeat", "5"],
         ["--chunks", "10000", "--repeat", "1"],
     ),
+    "scale": (
+        "Growth with the corpus: 100k and 1M synthetic chunks (issue 13)",
+        "bench/bench_scale.py",
+        ["--sizes", "100000,1000000", "--sweep", "5000,10000,20000,30000,50000,100000"],
+        ["--sizes", "5000,10000", "--plot", ".docmill-cache/bench/scale/quick.png"],
+    ),
 }
 
 

@@ -4,9 +4,10 @@
 - chunk lengths: SciFact's BM25 token counts per document (our tokenizer), each document split
   into the pieces the prose chunker's 200-estimated-token cap makes of it (~CHUNK_TOKENS BM25
   tokens each), resampled;
-- words: a Zipf-Mandelbrot law p(r) ~ (r + q) ** -a over up to VOCAB_MAX ranks, ``a`` the slope of
-  SciFact's rank-frequency curve (ranks 10-5,000), ``q`` chosen so a corpus of SciFact's size has
-  SciFact's number of distinct terms; so the vocabulary keeps growing with the corpus (Heaps' law).
+- words: a Zipf-Mandelbrot law p(r) ~ (r + q) ** -a over up to VOCAB_MAX ranks, (a, q) fitted so a
+  corpus of SciFact's size has SciFact's number of distinct terms and the share of tokens its 100
+  and 1,000 most frequent terms take (a ~1.8, q ~256: the vocabulary keeps growing with the corpus
+  as ~tokens ** (1 / a), Heaps' law with the exponent ~0.55 of real text).
   A rank's word is a pseudo-word ending in "x", which neither the stemmer nor the stopword list
   touch;
 - vectors: a Gaussian mixture fitted to real all-MiniLM-L6-v2 vectors of SEED_PASSAGES passages
@@ -92,20 +93,21 @@ def _fit_text() -> dict:
         pieces = max(1, math.ceil(len(doc) / CHUNK_TOKENS))
         lengths += [len(p) for p in np.array_split(np.arange(len(doc)), pieces) if len(p)]
     counts = np.array(sorted(Counter(t for d in docs for t in d).values(), reverse=True), dtype=np.float64)
-    ranks = np.arange(1, len(counts) + 1)
-    middle = (ranks >= 10) & (ranks <= 5000)
-    a = -float(np.polyfit(np.log(ranks[middle]), np.log(counts[middle]), 1)[0])
-    total = int(counts.sum())
-    best_q, best_gap = 0.0, math.inf
-    for q in np.linspace(0, 60, 121):
-        gap = abs(_expected_distinct(a, float(q), total) - len(counts))
-        if gap < best_gap:
-            best_q, best_gap = float(q), gap
+    total = float(counts.sum())
+    target = np.log([len(counts), counts[:100].sum() / total, counts[:1000].sum() / total])
+    best_a, best_q, best_gap = 0.0, 0.0, math.inf
+    for a in np.arange(1.1, 2.5, 0.05):
+        for q in (0, 8, 32, 64, 128, 256, 512, 1024, 2048):
+            p = _probabilities(float(a), float(q))
+            found = np.log([_expected_distinct(p, total), p[:100].sum(), p[:1000].sum()])
+            gap = float(np.abs(found - target).sum())
+            if gap < best_gap:
+                best_a, best_q, best_gap = float(a), float(q), gap
     return {
         "lengths": lengths,
-        "zipf_a": a,
+        "zipf_a": best_a,
         "zipf_q": best_q,
-        "scifact_tokens": total,
+        "scifact_tokens": int(total),
         "scifact_terms": len(counts),
     }
 
@@ -115,8 +117,8 @@ def _probabilities(a: float, q: float) -> np.ndarray:
     return weights / weights.sum()
 
 
-def _expected_distinct(a: float, q: float, tokens: int) -> float:
-    return float((-np.expm1(-tokens * _probabilities(a, q))).sum())
+def _expected_distinct(probabilities: np.ndarray, tokens: float) -> float:
+    return float((-np.expm1(-tokens * probabilities)).sum())
 
 
 def word(rank: int) -> str:

@@ -339,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--vector-index",
         default="auto",
         choices=VECTOR_INDEX_CHOICES,
-        help="FAISS index: auto (flat below 100k chunks, HNSW above; default), flat, hnsw or ivf",
+        help="FAISS index: auto (flat below 30k chunks, HNSW above; default), flat, hnsw or ivf",
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)

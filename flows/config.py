@@ -33,7 +33,7 @@ class IngestConfig:
     # (int8 weights: ~1.7x faster passages, nDCG@10 -0.002 on SciFact; bench/RESULTS.md). The
     # manifest records it and queries use the same backend.
     embedding_backend: str = "torch"
-    # The FAISS index (indexers.ann): "auto" (flat below ann.FLAT_MAX_VECTORS chunks, HNSW above),
+    # The FAISS index (indexers.ann): "auto" (flat below ann.FLAT_MAX_VECTORS = 30k chunks, HNSW above),
     # or forced: "flat", "hnsw", "ivf". Recorded in the manifest; the reader checks the file.
     vector_index: str = "auto"
 

@@ -1,7 +1,7 @@
 """Which FAISS index a build's vectors get, chosen by corpus size: exact (flat) search while it is
 fast enough, an approximate index above that, recorded in the manifest and checked on load.
 
-    flat  IndexFlatIP                exact; below FLAT_MAX_VECTORS (bench/bench_scale.py)
+    flat  IndexFlatIP                exact; the default below FLAT_MAX_VECTORS (30k)
     hnsw  IndexHNSWFlat, inner prod  graph search; no remove_ids (rows are masked with a selector)
     ivf   IndexIVFFlat, inner prod   k-means cells; supports remove_ids
 
@@ -22,21 +22,31 @@ import numpy as np
 
 KINDS = ("flat", "hnsw", "ivf")
 CHOICES = ("auto", *KINDS)
-# Below this many vectors flat search is the default: one query scans them in under ~3 ms on one
-# core of this machine, no build cost, exact (bench/bench_scale.py's threshold sweep).
-FLAT_MAX_VECTORS = 100_000
-# What "auto" picks above FLAT_MAX_VECTORS.
+# Below this many vectors flat search is the default. One flat query on one core here costs ~0.07 ms
+# per 1,000 vectors (1.4 ms at 20k, 10 ms at 100k, 120 ms at 1M), HNSW ~0.2-1 ms at any of these
+# sizes with recall@10 1.00 up to 100k, and building the graph costs ~0.1-1 ms per vector, a small
+# fraction of embedding it (~10 ms). At 30k flat is ~2 ms, a fifth of the hybrid query's 10 ms
+# budget: above that the graph pays (bench/bench_scale.py --sweep, bench/RESULTS.md).
+FLAT_MAX_VECTORS = 30_000
+# What "auto" picks above FLAT_MAX_VECTORS: HNSW answers in ~1 ms at 1M where IVF scans thousands
+# of vectors per cell probed, and needs no training; it cannot remove_ids, which docmill never
+# needs (deleted rows are masked with a selector).
 AUTO_ANN = "hnsw"
-# HNSW: graph degree and build breadth; efSearch (the default probe) is set so recall@10 against
-# flat is >= 0.95 at 1M MiniLM-like vectors (bench/bench_scale.py).
+# HNSW: graph degree and build breadth; efSearch (the default probe) measured at 1M mixture
+# vectors (bench/bench_scale.py): recall@10 vs flat 0.879 at 32, 0.953 at 64, 0.988 at 128
+# (1.1 ms), 0.994 at 256 (1.9 ms). 128 keeps a margin over the 0.95 goal.
 HNSW_M = 32
 HNSW_EF_CONSTRUCTION = 80
-HNSW_EF_SEARCH = 64
+HNSW_EF_SEARCH = 128
 # IVF: ~4 sqrt(N) cells (a power of two), trained on at most IVF_TRAIN_PER_CELL vectors per cell.
 IVF_TRAIN_PER_CELL = 64
 IVF_NPROBE_SHARE = 1 / 64  # default nprobe: this share of the cells, at least IVF_MIN_NPROBE
 IVF_MIN_NPROBE = 16
 MANIFEST_KEY = "vectors"
+# A filter that keeps at most this share of the rows is searched exactly (over the allowed rows
+# only): a graph walk would visit mostly rows it must skip, and the exact scan is a bitmap check
+# per row plus one dot product per allowed row (~1-2 ms at 1M rows).
+EXACT_FILTER_SHARE = 0.01
 
 
 class VectorIndexMismatch(ValueError):
@@ -236,6 +246,11 @@ def exact_parameters(index: Any, selector: Any | None) -> tuple[Any, Any]:
     if selector is not None:
         params.sel = selector
     return target, params
+
+
+def narrow_filter(allowed: int, total: int, k: int) -> bool:
+    """Whether a filter keeping ``allowed`` of ``total`` rows is searched exactly."""
+    return allowed <= max(k, int(total * EXACT_FILTER_SHARE))
 
 
 def is_approximate(index: Any) -> bool:

@@ -423,8 +423,9 @@ def search_faiss(
     probe: int | None = None,
 ) -> list[tuple[int, float]]:
     """Top ``k`` (row, cosine) pairs; ``allowed`` (bool mask over rows) is applied inside the search,
-    so a filtered query still gets k hits when k rows are allowed: an approximate index that finds
-    fewer (a narrow filter) is searched again exhaustively over the allowed rows. ``probe``: how
+    so a filtered query still gets k hits when k rows are allowed: a filter that keeps at most
+    ``ann.EXACT_FILTER_SHARE`` of the rows is searched exactly, and an approximate search that finds
+    fewer than k allowed rows is done again exactly. ``probe``: how
     much of an approximate index to explore (HNSW efSearch, IVF nprobe; None: the build's
     default; ignored by flat)."""
     import faiss
@@ -453,11 +454,17 @@ def search_faiss(
     threads = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(1)
     try:
-        params = ann.search_parameters(index, probe, want, selector)
-        scores, ids = index.search(query, want, params=params)
-        if selector is not None and ann.is_approximate(index) and int((ids[0] >= 0).sum()) < want:
-            target, exact = ann.exact_parameters(index, selector)
+        approximate = ann.is_approximate(index)
+        if approximate and allowed is not None and ann.narrow_filter(int(allowed.sum()), n, k):
+            target, exact = ann.exact_parameters(index, selector)  # faster and exact for a few rows
             scores, ids = target.search(query, want, params=exact)
+        else:
+            scores, ids = index.search(
+                query, want, params=ann.search_parameters(index, probe, want, selector)
+            )
+            if selector is not None and approximate and int((ids[0] >= 0).sum()) < want:
+                target, exact = ann.exact_parameters(index, selector)
+                scores, ids = target.search(query, want, params=exact)
     finally:
         faiss.omp_set_num_threads(threads)
     del bits
