@@ -109,6 +109,7 @@ def ingest(tree: Path, index: Path) -> tuple[float, dict]:
             "added": 0,
             "changed": 0,
             "removed": 0,
+            "cpu": cpu,
         }
     manifest = Manifest.read(build)
     diff = manifest.extra["incremental"]

@@ -217,3 +217,15 @@ def test_full_rebuild_still_writes_one_segment(tmp_path, hash_config, hash_embed
     segments = Manifest.read(IndexStore(index).current_build()).segments
     assert len(segments) == 1 and segments[0]["deleted"] == 0
     assert np.isfinite(docmill.open_index(index, embedder=hash_embedder).bm25.avgdl)
+
+
+@pytest.mark.slow
+def test_a_few_new_chunks_embed_without_torch_as_torch_does(embedder, small_tree):
+    from flows.config import IngestConfig
+    from flows.incremental import encode_texts
+
+    texts = [p.read_text(encoding="utf-8")[:1500] for p in sorted(small_tree.rglob("*.md"))] + ["one line"]
+    assert embedder.query_path in ("onnx", "torch")  # checks the query path and saves its bundle
+    vectors, how = encode_texts(texts, IngestConfig())
+    assert how == "torch-free"  # no model loaded in this call
+    np.testing.assert_allclose(vectors, embedder.encode(texts), atol=1e-5, rtol=0)
