@@ -19,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import docmill  # noqa: E402
 from docmill.eval import ensure_index, evaluate, load_beir  # noqa: E402
 from indexers.bm25 import BM25Index, BM25Params  # noqa: E402
-from indexers.layout import EMBEDDINGS_FILE  # noqa: E402
 from indexers.tokenize import Tokenizer  # noqa: E402
 
 TOKENIZERS = {
@@ -39,11 +38,10 @@ FUSIONS = {
 
 
 def calibrated_weights(index) -> dict:
-    import numpy as np
 
     from indexers.calibrate import calibrate_fusion
 
-    vectors = np.load(index.build / EMBEDDINGS_FILE, mmap_mode="r")
+    vectors = index.embeddings()
     result = calibrate_fusion(index.chunks.all(), index.bm25, index.tokenizer, vectors, index.embedder.encode)
     print(f"calibration: {result}", file=sys.stderr)
     return {"weights": result["weights"]}

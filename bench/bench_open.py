@@ -2,9 +2,8 @@
 disk, each open in a fresh subprocess. Peer: loading the same files eagerly (FAISS read into
 memory, BM25 arrays and offsets with np.load, chunks.jsonl read), the no-mmap way.
 
-The index is written with the real writers (flows.pipeline.write_chunks, indexers.bm25,
-indexers.vectors.build_faiss/save_faiss, a Manifest) from random tokens and random unit vectors;
-no model is needed. Cached under .docmill-cache/bench/.
+The index is written with the real writer (flows.pipeline.build_index: one segment) from random
+tokens and random unit vectors; no model is needed. Cached under .docmill-cache/bench/.
 
     PYTHONPATH=. .venv/bin/python bench/bench_open.py [--chunks 100000] [--repeat 5]
 """
@@ -20,22 +19,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import BENCH_CACHE, current_rss_mib, median, run_child, table  # noqa: E402
-from indexers.layout import BM25_DIR, CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE  # noqa: E402
+from indexers.layout import BM25_DIR, CHUNKS_FILE, OFFSETS_FILE, SEGMENTS_DIR, VECTORS_FILE  # noqa: E402
 
 
 def generate(root: Path, n: int, dim: int = 384, seed: int = 7) -> Path:
-    from datetime import UTC, datetime
-
     import numpy as np
 
     from chunkers.model import Chunk, chunk_id
-    from docmill import __version__
-    from flows.pipeline import write_chunks
-    from indexers.bm25 import BM25Index
-    from indexers.manifest import Manifest
+    from flows.config import IngestConfig
+    from flows.pipeline import build_index
+    from indexers.manifest import DocumentRecord
     from indexers.store import IndexStore
-    from indexers.tokenize import Tokenizer
-    from indexers.vectors import build_faiss, save_faiss
 
     store = IndexStore(root)
     if store.current_name() is not None:
@@ -44,37 +38,29 @@ def generate(root: Path, n: int, dim: int = 384, seed: int = 7) -> Path:
     vocab = [f"term{i}" for i in range(30_000)]
     # Zipf-like term frequencies, ~60 tokens per chunk.
     picks = np.minimum(rng.zipf(1.3, size=(n, 60)) - 1, len(vocab) - 1)
-    folder = store.new_build_dir()
     chunks = []
     for row in range(n):
         text = " ".join(vocab[t] for t in picks[row])
         doc = f"docs/file{row // 20:05d}.md"
         chunks.append(Chunk(chunk_id(doc, row % 20, text), doc, doc, "text", text, text, ("Heading",)))
-    write_chunks(folder, chunks)
-    tokenizer = Tokenizer()
-    BM25Index.build([[vocab[t] for t in picks[row]] for row in range(n)]).save(
-        folder / BM25_DIR, tokenizer=tokenizer.to_dict()
-    )
     vectors = rng.standard_normal((n, dim), dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    save_faiss(build_faiss(vectors), folder / VECTORS_FILE)
-    manifest = Manifest(
-        docmill_version=__version__,
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        build=folder.name,
-        sources=["generated"],
-        embedding={"model": "all-MiniLM-L6-v2", "dim": dim, "normalized": True},
-        tokenizer=tokenizer.to_dict(),
-        bm25={"k1": 1.2, "b": 0.75},
-        chunker={"max_tokens": 256, "token_count": "estimate-v1"},
-        counts={"documents": n // 20, "indexed": n // 20, "skipped": 0, "chunks": n},
-        documents=[],
-    )
-    names = [CHUNKS_FILE, OFFSETS_FILE, VECTORS_FILE]
-    names += sorted(f"{BM25_DIR}/{p.name}" for p in (folder / BM25_DIR).iterdir())
-    manifest.record_files(folder, names)
-    manifest.write(folder)
-    store.publish(folder)
+    paths = sorted({c.path for c in chunks})
+    records = [DocumentRecord(p, "0" * 64, 0, "markdown", "indexed", chunks=20) for p in paths]
+    embedding = {"model": "all-MiniLM-L6-v2", "dim": dim, "normalized": True}
+    fusion = {"method": "none", "weights": {"bm25": 1.0, "vector": 1.0}}
+    with store.lock():
+        folder = build_index(
+            store,
+            chunks,
+            vectors,
+            records,
+            IngestConfig(vector_index="flat"),
+            ["generated"],
+            embedding,
+            reuse_fusion=fusion,
+        )
+        store.publish(folder)
     return root
 
 
@@ -95,9 +81,10 @@ def child(kind: str, root: str) -> None:
     else:
         from indexers.vectors import load_faiss
 
-        kept = [load_faiss(build / VECTORS_FILE, mmap=False), (build / CHUNKS_FILE).read_bytes()]
-        kept += [np.load(p) for p in sorted((build / BM25_DIR).glob("*.npy"))]
-        kept.append(np.load(build / OFFSETS_FILE))
+        segment = next((build / SEGMENTS_DIR).iterdir())  # one segment: a full build
+        kept = [load_faiss(segment / VECTORS_FILE, mmap=False), (segment / CHUNKS_FILE).read_bytes()]
+        kept += [np.load(p) for p in sorted((segment / BM25_DIR).glob("*.npy"))]
+        kept.append(np.load(segment / OFFSETS_FILE))
         opened = time.perf_counter() - started
     first_query = time.perf_counter() - started
     print(
@@ -116,7 +103,7 @@ def main(argv: list[str] | None = None) -> str:
     if args.child:
         child(*args.child)
         return ""
-    root = BENCH_CACHE / f"open-{args.chunks}"
+    root = BENCH_CACHE / f"open-{args.chunks}-segments"
     generate(root, args.chunks)
     from indexers.store import IndexStore
 

@@ -28,10 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import numpy as np  # noqa: E402
 
 from bench.common import REPO, SCIFACT, interleaved, median, percentile, table  # noqa: E402
-from indexers.layout import CURRENT, EMBEDDINGS_FILE  # noqa: E402
+from indexers.layout import CURRENT  # noqa: E402
 
 
 def scifact_index(index: Path | None) -> Path:
@@ -58,7 +57,7 @@ def langchain_peer(index: Any, model_path: str) -> Any:
     from langchain_huggingface import HuggingFaceEmbeddings
 
     texts = [chunk.index_text for chunk in index.chunks.all()]
-    vectors = np.load(index.build / EMBEDDINGS_FILE)
+    vectors = index.embeddings()
     embeddings = HuggingFaceEmbeddings(model=model_path, encode_kwargs={"normalize_embeddings": True})
     store = FAISS.from_embeddings(list(zip(texts, vectors.tolist(), strict=True)), embeddings)
     bm25 = BM25Retriever.from_texts(texts, k=10)
@@ -100,7 +99,7 @@ def llamaindex_peer(index: Any, model_path: str) -> Any:
         async def _aget_query_embedding(self, query: str) -> list[float]:
             return self._get_query_embedding(query)
 
-    vectors = np.load(index.build / EMBEDDINGS_FILE)
+    vectors = index.embeddings()
     nodes = [
         TextNode(text=chunk.index_text, id_=str(i), embedding=vector.tolist())
         for i, (chunk, vector) in enumerate(zip(index.chunks.all(), vectors, strict=True))
