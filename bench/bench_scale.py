@@ -35,8 +35,9 @@ CHILD_TIMEOUT = 4 * 3600
 # instead of pushing the shared machine into its OOM killer.
 BUILD_ADDRESS_LIMIT = 16 * 2**30
 INCREMENTAL_SEGMENTS_LABEL = (
-    "flows.pipeline.build_next: previous build read, its segments hard-linked, the file's old chunks "
-    "masked, its new chunks (vectors given) in a new segment, manifest written and published"
+    "flows.pipeline.publish_changes (segments): previous build read, its segments hard-linked, the "
+    "file's old chunks masked, its new chunks (vectors given, embedding excluded) in a new segment, "
+    "manifest written, published"
 )
 INCREMENTAL_LABEL = (
     "today's re-index: build_index over all chunks with one file's chunks replaced (vectors reused, "
@@ -96,6 +97,41 @@ def child_bm25_profile(n: int) -> dict[str, Any]:
     rows.sort(key=lambda r: -r["own_s"])
     tokens = sum(len(t) for t in token_lists)
     return {"build_s": total, "tokens": tokens, "top": rows[:12]}
+
+
+def child_terms(kind: str, n: int) -> dict[str, Any]:
+    """Term counting alone, the step BM25 builds share: indexers.bm25.count_terms on the token
+    lists, indexers.term_counts.count_terms_stream on the same lists ("stream") or on a generator
+    that makes each chunk's list only when it is read ("stream-gen", as a pipeline tokenizing one
+    chunk at a time would feed it)."""
+    import numpy as np
+
+    data = corpus(n)
+    vocabulary = data.vocabulary()
+    if kind == "stream-gen":
+        lookup = np.array([vocabulary.get(r, "") for r in range(max(vocabulary) + 1)], dtype=object)
+        tokens = data.tokens()
+        bounds = np.concatenate([[0], np.cumsum(data.lengths(), dtype=np.int64)])
+        source: Any = (lookup[tokens[bounds[i] : bounds[i + 1]]].tolist() for i in range(n))
+    else:
+        source = data.token_lists(vocabulary)
+    before = current_rss_mib()
+    started = time.perf_counter()
+    if kind == "count":
+        from indexers.bm25 import count_terms
+
+        counts = count_terms(source)
+    else:
+        from indexers.term_counts import count_terms_stream
+
+        counts = count_terms_stream(source)
+    seconds = time.perf_counter() - started
+    return {
+        "seconds": seconds,
+        "peak_rss_mib": peak_rss_mib(),
+        "input_rss_mib": before,
+        "postings": len(counts.tf),
+    }
 
 
 def child_bm25_query(n: int) -> dict[str, Any]:
@@ -277,47 +313,32 @@ def build_sizes(folder: Path) -> dict[str, Any]:
 def incremental_one_file(store: Any, chunks: list[Any], vectors: Any, config: Any) -> dict[str, Any]:
     """Re-index after one file (its CHUNKS_PER_FILE chunks) changed, its new chunks' vectors given
     (embedding excluded, as the issue's goal excludes model loading). With segments
-    (flows.pipeline.build_next): the previous build read, its segments kept, the file's old chunks
-    masked, a new segment for its new chunks. Without: build_index over every chunk, which is
-    what run_ingest did after its diff."""
+    (flows.pipeline.publish_changes, what run_ingest does for a small change): the previous build
+    read, its segments kept, the file's old chunks masked, a new segment for its new chunks,
+    published. Without: build_index over every chunk, which is what run_ingest did after its diff."""
     import numpy as np
 
-    from flows import incremental, pipeline
+    from flows import pipeline
 
     path = chunks[0].path
-    changed = np.array([c.path == path for c in chunks])
     edited = _chunks([c.text + " editedx" for c in chunks[:CHUNKS_PER_FILE]])
     edited_vectors = np.ascontiguousarray(vectors[: len(edited)][::-1])
-    new_chunks = edited + [c for c, hit in zip(chunks, changed, strict=True) if not hit]
-    records = _records(new_chunks)
-    embedding = pipeline.embedding_info(config, edited_vectors)
-    build_next = getattr(pipeline, "build_next", None)
+    publish_changes = getattr(pipeline, "publish_changes", None)
     started = time.perf_counter()
-    with store.lock():
-        if build_next is not None:
-            previous = incremental.load_previous(store, config)
-            assert previous is not None
-            fusion = previous.manifest.extra["fusion"]
-            folder = build_next(
-                store,
-                previous,
-                edited,
-                edited_vectors,
-                {path},
-                records,
-                config,
-                ["generated"],
-                embedding,
-                fusion,
-            )
-            method = INCREMENTAL_SEGMENTS_LABEL
-        else:
-            new_vectors = np.concatenate([edited_vectors, vectors[np.flatnonzero(~changed)]])
+    if publish_changes is not None:
+        publish_changes(store.root, edited, edited_vectors, config=config)
+        method = INCREMENTAL_SEGMENTS_LABEL
+    else:
+        changed = np.array([c.path == path for c in chunks])
+        new_chunks = edited + [c for c, hit in zip(chunks, changed, strict=True) if not hit]
+        new_vectors = np.concatenate([edited_vectors, vectors[np.flatnonzero(~changed)]])
+        embedding = pipeline.embedding_info(config, new_vectors)
+        with store.lock():
             folder = pipeline.build_index(
-                store, new_chunks, new_vectors, records, config, ["generated"], embedding
+                store, new_chunks, new_vectors, _records(new_chunks), config, ["generated"], embedding
             )
-            method = INCREMENTAL_LABEL
-        pipeline.publish(store, folder, keep_builds=1)
+            pipeline.publish(store, folder, keep_builds=1)
+        method = INCREMENTAL_LABEL
     return {"incremental_one_file_s": time.perf_counter() - started, "incremental_method": method}
 
 
@@ -349,6 +370,7 @@ CHILDREN = {
     "bm25": lambda n, kind: child_bm25(kind, n),
     "bm25-query": lambda n, _: child_bm25_query(n),
     "bm25-profile": lambda n, _: child_bm25_profile(n),
+    "terms": lambda n, kind: child_terms(kind, n),
     "vectors": lambda n, _: child_vectors(n),
     "build": lambda n, _: child_build(n),
     "open": lambda n, _: child_open(n),
@@ -621,6 +643,36 @@ def report(records: list[dict[str, Any]], sweep_rows: list[dict[str, Any]], png:
     return "\n".join(lines)
 
 
+def profile_report(profiles: dict[int, dict[str, Any]]) -> str:
+    lines = [
+        "BM25 build profile (cProfile of BM25Index.build, own time of the top functions) and term "
+        "counting alone:",
+        "",
+    ]
+    for n, p in sorted(profiles.items()):
+        top = ", ".join(f"{r['function'].split(':')[-1]} {r['own_s']:.1f} s" for r in p["profile"]["top"][:6])
+        lines.append(
+            f"- {n:,} chunks, {p['profile']['tokens']:,} tokens: BM25Index.build "
+            f"{p['profile']['build_s']:.1f} s: {top}."
+        )
+        rows = [
+            (
+                label,
+                p[kind]["seconds"],
+                n / p[kind]["seconds"],
+                p[kind]["peak_rss_mib"],
+                p[kind]["input_rss_mib"],
+            )
+            for kind, label in (
+                ("count", "indexers.bm25.count_terms (token lists in memory)"),
+                ("stream", "indexers.term_counts.count_terms_stream (same lists)"),
+                ("stream-gen", "count_terms_stream from a generator (one chunk's list at a time)"),
+            )
+        ]
+        lines += ["", table(["term counting", "s", "docs/s", "peak RSS MiB", "input RSS MiB"], rows), ""]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000,1000000")
@@ -628,6 +680,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--plot", type=Path, default=REPO / "bench" / "scale.png")
     parser.add_argument("--sweep", default="", help="sizes for the flat vs HNSW threshold sweep")
     parser.add_argument("--reuse", action="store_true", help="report cached results of --sizes, measure none")
+    parser.add_argument(
+        "--profile-bm25", action="store_true", help="also profile BM25Index.build and time term counting"
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -653,11 +708,27 @@ def main(argv: list[str] | None = None) -> None:
         sweep_file.write_text(json.dumps(sweep_rows, indent=1), encoding="utf-8")
     if args.json and sweep_rows:
         print(json.dumps({"sweep": sweep_rows}), flush=True)
+    profiles = {}
+    for n in sizes if args.profile_bm25 else []:
+        cached = CACHE / f"profile-{n}.json"
+        if args.reuse and cached.is_file():
+            profiles[n] = json.loads(cached.read_text(encoding="utf-8"))
+            continue
+        profiles[n] = {
+            "profile": run_child([__file__, "--child", "bm25-profile", str(n), "-"], timeout=CHILD_TIMEOUT)
+        }
+        for kind in ("count", "stream", "stream-gen"):
+            profiles[n][kind] = run_child([__file__, "--child", "terms", str(n), kind], timeout=CHILD_TIMEOUT)
+        cached.write_text(json.dumps(profiles[n], indent=1), encoding="utf-8")
+        if args.json:
+            print(json.dumps({"chunks": n, "bm25_profile": profiles[n]}), flush=True)
     png = args.plot if len(records) > 1 else None
     if png is not None:
         plot(records, png)
     if not args.json:
         print(report(records, sweep_rows, png))
+        if profiles:
+            print("\n" + profile_report(profiles))
 
 
 if __name__ == "__main__":
