@@ -1,0 +1,320 @@
+"""Writing builds: a full build (build_index: every chunk in one segment), the next build of an
+index by segments (build_next: the previous build's files hard-linked, only new chunks written;
+flows/segmented.py), the manifest both end with, and publish_changes, the same for chunks and
+vectors made elsewhere (benchmarks, apps that embed themselves). flows.pipeline runs these after
+its parse, chunk and embed stages."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Collection, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from chunkers.model import Chunk
+from flows import incremental, segmented
+from flows.config import IngestConfig
+from indexers import ann
+from indexers.abstain import calibrate_abstain
+from indexers.bm25 import BM25Params
+from indexers.bm25_segments import BM25Scorer, SegmentedBM25
+from indexers.calibrate import calibrate_fusion
+from indexers.graph import GRAPH_KEY, FileGraph, write_graph
+from indexers.layout import GRAPH_FILE
+from indexers.manifest import DocumentRecord, Manifest, ManifestError
+from indexers.segments import load_segment, segment_folder
+from indexers.store import IndexStore
+from indexers.tokenize import Tokenizer
+from indexers.vectors import Embedder, model_can_read, unknown_token_share
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+FUSION_KEY = "fusion"
+SEGMENTS_KEY = "segments"  # Manifest.extra: an incremental build's segments and what it merged
+# Warn when the embedding model cannot read more than this share of the corpus.
+HIGH_UNKNOWN_SHARE = 0.2
+
+
+def build_index(
+    store: IndexStore,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    records: Sequence[DocumentRecord],
+    config: IngestConfig,
+    sources: Sequence[str],
+    embedding: dict,
+    extra: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+    embedder: Embedder | None = None,
+    reuse_fusion: dict[str, Any] | None = None,
+    graph: Sequence[FileGraph] | None = None,
+) -> Path:
+    """Write a complete, unpublished build folder of one segment holding every chunk, and return
+    it. ``graph`` (the code files' definitions and references) is stored as graph.jsonl when given."""
+    tokenizer = make_tokenizer(config)
+    folder = store.new_build_dir()
+    steps = ["chunks", "bm25", "vectors", "manifest"]
+    keys = [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
+    token_lists = [tokenizer(c.index_text) for c in chunks]
+    _step(progress, steps, "chunks")
+    written = segmented.write_full(folder, chunks, vectors, keys, token_lists, config.vector_index)
+    _step(progress, steps, "vectors")
+    info = written.segments[0]
+    bm25 = SegmentedBM25(
+        [load_segment(segment_folder(folder, info.name), info)], BM25Params(config.k1, config.b)
+    )
+    fusion = fusion_for_build(chunks, bm25, tokenizer, vectors, embedder, reuse_fusion)
+    _step(progress, steps, "bm25")
+    write_manifest(folder, written, records, config, sources, embedding, fusion, extra, graph)
+    _step(progress, steps, "manifest")
+    return folder
+
+
+def build_next(
+    store: IndexStore,
+    previous: incremental.PreviousBuild,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    masked: Collection[str],
+    records: Sequence[DocumentRecord],
+    config: IngestConfig,
+    sources: Sequence[str],
+    embedding: dict,
+    fusion: dict[str, Any],
+    extra: dict[str, Any] | None = None,
+    graph: Sequence[FileGraph] | None = None,
+    progress: Progress | None = None,
+) -> Path:
+    """Write the next build of ``previous`` without rewriting it: its segments hard-linked, the
+    chunks of the ``masked`` paths masked, ``chunks`` (all chunks of each new or changed file, with
+    their ``vectors``) in one new segment, merged where flows.segmented's policy says. ``fusion``:
+    the calibration kept from ``previous`` (flows.pipeline.reusable_fusion)."""
+    folder = store.new_build_dir()
+    steps = ["chunks", "bm25", "vectors", "manifest"]
+    keys = [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
+    _step(progress, steps, "chunks")
+    written = segmented.write_next(
+        previous.folder,
+        previous.manifest,
+        folder,
+        chunks,
+        vectors,
+        keys,
+        masked,
+        make_tokenizer(config),
+        config.vector_index,
+        located=previous.located,
+    )
+    _step(progress, steps, "bm25")
+    _step(progress, steps, "vectors")
+    fused = {**fusion, "reused": True}
+    summary = {"segments": [s.name for s in written.segments], "merged": written.merged}
+    extra = {**(extra or {}), SEGMENTS_KEY: summary}
+    write_manifest(folder, written, records, config, sources, embedding, fused, extra, graph)
+    _step(progress, steps, "manifest")
+    return folder
+
+
+def write_manifest(
+    folder: Path,
+    written: segmented.WrittenSegments,
+    records: Sequence[DocumentRecord],
+    config: IngestConfig,
+    sources: Sequence[str],
+    embedding: dict,
+    fusion: dict[str, Any],
+    extra: dict[str, Any] | None,
+    graph: Sequence[FileGraph] | None,
+) -> Manifest:
+    """graph.jsonl (when given) and the manifest, written last: files written this run are
+    hashed, carried ones keep their recorded checksums."""
+    from docmill import __version__
+
+    graph_summary = {GRAPH_KEY: write_graph(folder, graph)} if graph is not None else {}
+    largest = max(written.segments, key=lambda s: s.rows)
+    vector_index = {**(largest.vectors or {}), "requested": config.vector_index}
+    indexed = sum(1 for r in records if r.status == "indexed")
+    manifest = Manifest(
+        docmill_version=__version__,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        build=folder.name,
+        sources=[str(s) for s in sources],
+        embedding=embedding,
+        tokenizer=make_tokenizer(config).to_dict(),
+        bm25={"k1": config.k1, "b": config.b},
+        chunker={"max_tokens": config.chunk.max_tokens, "token_count": "estimate-v1"},
+        counts={
+            "documents": len(records),
+            "indexed": indexed,
+            "skipped": len(records) - indexed,
+            "chunks": written.rows,
+        },
+        documents=list(records),
+        segments=[s.to_json() for s in written.segments],
+        extra={
+            incremental.REUSE_KEY: incremental.reuse_key(config),
+            FUSION_KEY: fusion,
+            ann.MANIFEST_KEY: vector_index,
+            **graph_summary,
+            **(extra or {}),
+        },
+    )
+    names = written.names + ([GRAPH_FILE] if graph is not None else [])
+    manifest.record_files(folder, names, carried=written.carried)
+    manifest.write(folder)
+    return manifest
+
+
+def fusion_for_build(
+    chunks: Sequence[Chunk],
+    bm25: BM25Scorer,
+    tokenizer: Tokenizer,
+    vectors: np.ndarray,
+    embedder: Embedder | None,
+    reuse: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """What the corpus says about its two retrievers, stored in the manifest: the calibrated fusion
+    weights (indexers.calibrate) and the share of the corpus's word pieces the embedding model
+    cannot read. The previous build's values are kept when the corpus barely changed, so a small
+    incremental run does not load the model just for this."""
+    if reuse is not None:
+        return {**reuse, "reused": True}
+    if embedder is None or not len(vectors):
+        return {
+            "method": "none",
+            "weights": {"bm25": 1.0, "vector": 1.0},
+            "reason": "no embedder to calibrate",
+            "abstain": calibrate_abstain(chunks, bm25, tokenizer, None, None),
+        }
+    result = calibrate_fusion(chunks, bm25, tokenizer, vectors, embedder.encode)
+    result["unknown_token_share"] = corpus_unknown_share(chunks, embedder)
+    model_tokenizer = embedder.tokenizer()
+    result["abstain"] = calibrate_abstain(
+        chunks,
+        bm25,
+        tokenizer,
+        vectors,
+        embedder.encode,
+        readable=lambda text: model_can_read(model_tokenizer, text),
+    )
+    return result
+
+
+def corpus_unknown_share(chunks: Sequence[Chunk], embedder: Embedder, sample: int = 500) -> float:
+    """Share of [UNK] word pieces over a fixed sample of chunks; logged as a warning when high,
+    because the vector side is then mostly noise (the English-only default model on Chinese)."""
+    step = max(1, len(chunks) // sample)
+    share = unknown_token_share(embedder.tokenizer(), [c.index_text for c in chunks[::step][:sample]])
+    if share > HIGH_UNKNOWN_SHARE:
+        log.warning(
+            "the embedding model %r cannot read %.0f%% of this corpus's word pieces: hybrid search "
+            "will lean on BM25 (pick a multilingual model with --model for better vector results)",
+            embedder.model_name,
+            100 * share,
+        )
+    return round(share, 4)
+
+
+def _step(progress: Progress | None, steps: list[str], name: str) -> None:
+    if progress:
+        progress(f"write:{name}", steps.index(name) + 1, len(steps))
+
+
+def make_tokenizer(config: IngestConfig) -> Tokenizer:
+    return Tokenizer.from_dict({**Tokenizer().to_dict(), **config.tokenizer})
+
+
+def publish(store: IndexStore, folder: Path, keep_builds: int) -> None:
+    store.publish(folder)
+    store.prune(keep_builds)
+
+
+def publish_changes(
+    index: str | Path,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    removed: Sequence[str] = (),
+    config: IngestConfig | None = None,
+    records: Sequence[DocumentRecord] | None = None,
+) -> Path:
+    """Publish the next build of the index folder ``index`` by segments (build_next), from chunks
+    already made and embedded, as run_ingest does for a small change: ``chunks`` are all the
+    chunks of each file they name (that file's previous chunks are masked), ``vectors`` their
+    embeddings (one row each), ``removed`` files to drop. No parse, no model: for benchmarks
+    (bench/bench_scale.py) and apps that chunk and embed themselves. ``config`` defaults to the
+    current build's settings; ``records`` to its records with the named files updated. Returns the
+    published build folder; raises NoIndex without a current build."""
+    store = IndexStore(index)
+    with store.lock():
+        current = store.current_build()
+        manifest = Manifest.read(current)
+        config = config or config_of(manifest)
+        previous = incremental.load_previous(store, config)
+        if previous is None or previous.name != current.name:
+            raise ManifestError(f"the current build of {index} cannot be read; run a full ingest")
+        changed = {c.path for c in chunks}
+        records = list(records) if records is not None else changed_records(manifest, chunks, removed)
+        masked = sorted(p for p in {*changed, *removed} if p in previous.located)
+        fusion = manifest.extra.get(FUSION_KEY) or {"method": "none", "weights": {"bm25": 1.0, "vector": 1.0}}
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), -1)
+        embedding = {**manifest.embedding, "dim": manifest.embedding.get("dim") or int(vectors.shape[1])}
+        graph = [g for p, g in sorted(previous.graph_by_path.items()) if p not in changed | set(removed)]
+        folder = build_next(
+            store,
+            previous,
+            chunks,
+            vectors,
+            masked,
+            records,
+            config,
+            manifest.sources,
+            embedding,
+            fusion,
+            graph=graph if GRAPH_FILE in manifest.files else None,
+        )
+        publish(store, folder, config.keep_builds)
+    return folder
+
+
+def config_of(manifest: Manifest) -> IngestConfig:
+    """The settings a build was made with, as far as the next build by segments must repeat them."""
+    requested = manifest.extra.get(ann.MANIFEST_KEY, {}).get("requested", "auto")
+    return IngestConfig(
+        model=str(manifest.embedding.get("model")),
+        k1=float(manifest.bm25["k1"]),
+        b=float(manifest.bm25["b"]),
+        tokenizer=dict(manifest.tokenizer),
+        embedding_backend=manifest.embedding_backend,
+        vector_index=requested,
+        chunk=type(IngestConfig().chunk)(
+            max_tokens=int(manifest.chunker.get("max_tokens", 0)) or IngestConfig().chunk.max_tokens
+        ),
+    )
+
+
+def changed_records(
+    manifest: Manifest, chunks: Sequence[Chunk], removed: Sequence[str]
+) -> list[DocumentRecord]:
+    """The build's records, the files named by ``chunks`` replaced (or added), ``removed`` dropped;
+    a file's checksum is that of its chunks' text (there is no file)."""
+    by_path: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_path.setdefault(chunk.path, []).append(chunk)
+    records = {r.path: r for r in manifest.documents if r.path not in set(removed)}
+    for path, own in by_path.items():
+        text = "\n".join(c.text for c in own).encode("utf-8")
+        old = records.get(path)
+        records[path] = DocumentRecord(
+            path,
+            hashlib.sha256(text).hexdigest(),
+            len(text),
+            old.parser if old else None,
+            "indexed",
+            chunks=len(own),
+        )
+    return [records[p] for p in sorted(records)]
