@@ -17,7 +17,7 @@ import numpy as np
 
 from chunkers.model import Chunk
 from indexers.bm25_segments import Deletions
-from indexers.layout import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE
+from indexers.layout import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, SEGMENTS_DIR
 from indexers.manifest import Manifest
 from indexers.segments import (
     MAX_DELETED_SHARE,
@@ -147,13 +147,7 @@ def write_next(
     policy = policy or MergePolicy()
     infos = segment_infos(previous_manifest.segments)
     located = located if located is not None else live_locations(previous, previous_manifest)
-    new_masks: dict[str, list[int]] = {}
-    for path in sorted(set(masked_paths)):
-        where = located.get(path)
-        if where is not None:
-            new_masks.setdefault(where.segment, []).extend(
-                range(where.span.start, where.span.start + where.span.count)
-            )
+    new_masks = _masks_by_segment(located, masked_paths)
     deletions: dict[str, Deletions] = {}
     updated: list[SegmentInfo] = []
     for info in infos:
@@ -176,9 +170,7 @@ def write_next(
         result.written += names
     merging = plan_merge(updated, policy.max_segments, policy.max_deleted_share)
     if merging and not any(s.live for s in updated if s.name in merging):  # all masked: drop them
-        for name in written_here & set(merging):
-            shutil.rmtree(segment_folder(folder, name))
-            result.written = [n for n in result.written if not n.startswith(f"segments/{name}/")]
+        _drop_written(result, folder, written_here & set(merging))
         result.merged = merging
         updated = [s for s in updated if s.name not in merging]
         merging = []
@@ -189,9 +181,7 @@ def write_next(
             if s.name in merging
         ]
         merged, names = merge_segments(parts, folder, segment_name(next_number), vector_index)
-        for name in written_here & set(merging):  # this run's own segment, now inside the merged one
-            shutil.rmtree(segment_folder(folder, name))
-            result.written = [n for n in result.written if not n.startswith(f"segments/{name}/")]
+        _drop_written(result, folder, written_here & set(merging))  # this run's own, now merged
         result.written += names
         result.merged = merging
         first = next(i for i, s in enumerate(updated) if s.name in merging)
@@ -212,6 +202,25 @@ def write_next(
     result.segments = updated
     _check_rows(result, infos, new_masks, len(chunks))
     return result
+
+
+def _masks_by_segment(located: Mapping[str, Located], paths: Collection[str]) -> dict[str, list[int]]:
+    """Segment name -> the local lines of ``paths``' live chunks."""
+    masks: dict[str, list[int]] = {}
+    for path in sorted(set(paths)):
+        where = located.get(path)
+        if where is not None:
+            masks.setdefault(where.segment, []).extend(
+                range(where.span.start, where.span.start + where.span.count)
+            )
+    return masks
+
+
+def _drop_written(result: WrittenSegments, folder: Path, names: Collection[str]) -> None:
+    """Remove segments this run wrote into ``folder`` (merged away) from it and from ``result``."""
+    for name in names:
+        shutil.rmtree(segment_folder(folder, name))
+        result.written = [n for n in result.written if not n.startswith(f"{SEGMENTS_DIR}/{name}/")]
 
 
 def _check_rows(

@@ -357,10 +357,14 @@ def _live_df(postings: Mapping[str, tuple[int, int, Any]], terms: Sequence[str])
     return {term: postings[term][1] if term in postings else 0 for term in dict.fromkeys(terms)}
 
 
-def merge_postings(parts: Sequence[tuple[SegmentPostings, npt.NDArray[np.int64] | None]]) -> TermCounts:
+def merge_postings(
+    parts: Sequence[tuple[SegmentPostings, npt.NDArray[np.int64] | None]],
+    gather: npt.NDArray[np.int64] | None = None,
+) -> TermCounts:
     """One segment's postings from several, each keeping only the local ids in its ``keep`` array
-    (ascending; None keeps all), renumbered in order: the stored tf are reused, nothing is
-    re-tokenised. Terms whose documents are all dropped leave the vocabulary."""
+    (None keeps all), numbered in the order of the kept documents concatenated, or, with
+    ``gather`` (new document i is concatenated document gather[i]), in that order. The stored tf
+    are reused, nothing is re-tokenised; terms whose documents are all dropped leave the vocabulary."""
     first_seen: dict[str, int] = {}
     term_parts, doc_parts, tf_parts, lengths = [], [], [], []
     base = 0
@@ -385,7 +389,15 @@ def merge_postings(parts: Sequence[tuple[SegmentPostings, npt.NDArray[np.int64] 
         lengths.append(np.asarray(counts.doc_lengths)[kept])
         base += len(kept)
     n_docs = max(base, 1)
-    keys = np.concatenate(term_parts) * n_docs + np.concatenate(doc_parts)
+    all_docs = np.concatenate(doc_parts)
+    all_lengths = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int32)
+    if gather is not None:
+        if not np.array_equal(np.sort(gather), np.arange(base)):
+            raise ValueError(f"gather must order all {base} kept documents")
+        position = np.empty(base, dtype=np.int64)
+        position[gather] = np.arange(base)
+        all_docs, all_lengths = position[all_docs], all_lengths[gather]
+    keys = np.concatenate(term_parts) * n_docs + all_docs
     order = np.argsort(keys, kind="stable")
     all_terms = np.concatenate(term_parts)[order]
     used = np.unique(all_terms)  # terms still in a live document, renumbered densely
@@ -397,9 +409,9 @@ def merge_postings(parts: Sequence[tuple[SegmentPostings, npt.NDArray[np.int64] 
     return TermCounts(
         [terms[t] for t in used.tolist()],
         indptr,
-        np.concatenate(doc_parts)[order].astype(np.int32),
+        all_docs[order].astype(np.int32),
         np.concatenate(tf_parts)[order].astype(np.int32),
-        np.concatenate(lengths).astype(np.int32) if lengths else np.zeros(0, dtype=np.int32),
+        all_lengths.astype(np.int32),
     )
 
 

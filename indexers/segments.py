@@ -275,42 +275,57 @@ def merge_segments(
     parts: Sequence[tuple[Path, SegmentInfo, Deletions]], build: Path, name: str, vector_index: str = "auto"
 ) -> tuple[SegmentInfo, list[str]]:
     """One compact segment in ``build`` from the live lines of ``parts`` (segment folder, entry,
-    deletions), in order: chunk lines copied as bytes, vectors and keys by row, BM25 from the stored
-    tf (indexers.bm25_segments.merge_postings), FAISS rebuilt from the vectors."""
+    deletions), files in path order (a source tree's row order, indexers.rowmap): chunk lines copied
+    as bytes, vectors and keys by row, BM25 from the stored tf (indexers.bm25_segments.merge_postings),
+    FAISS rebuilt from the vectors. Nothing is parsed, tokenised or embedded."""
     folder = segment_folder(build, name)
     folder.mkdir(parents=True)
-    lines: list[bytes] = []
-    spans: list[DocSpan] = []
-    vectors, keys, postings = [], [], []
-    for source, info, deletions in parts:
-        keep = live_rows(info, deletions)
+    live_spans: list[tuple[str, int, int, int]] = []  # path, part, first line, lines
+    every_line: list[list[bytes]] = []
+    for i, (source, info, deletions) in enumerate(parts):
         reader = SegmentLines(source)
         try:
-            every = reader.all_lines()
+            every_line.append(reader.all_lines())
         finally:
             reader.close()
-        if len(every) != info.rows:
+        if len(every_line[-1]) != info.rows:
             raise SegmentError(
-                f"{source / CHUNKS_FILE} has {len(every)} lines, the manifest says {info.rows}"
+                f"{source / CHUNKS_FILE} has {len(every_line[-1])} lines, the manifest says {info.rows}"
             )
         masked = set(deletions.rows.tolist())
-        position = np.full(info.rows, -1, dtype=np.int64)
-        position[keep] = np.arange(len(lines), len(lines) + len(keep))
-        for span in read_spans(source):
-            if span.start not in masked:
-                spans.append(DocSpan(span.path, int(position[span.start]), span.count))
-        lines.extend(every[row] for row in keep.tolist())
-        vectors.append(np.load(source / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)[keep])
-        keys.append(np.load(source / EMBEDDING_KEYS_FILE, allow_pickle=False)[keep])
-        postings.append((SegmentPostings.load(source / BM25_DIR), keep))
-    write_lines(folder, lines)
+        live_spans += [(s.path, i, s.start, s.count) for s in read_spans(source) if s.start not in masked]
+    live_spans.sort()
+    picks: list[list[int]] = [[] for _ in parts]  # per part: its lines, in the merged order
+    order: list[tuple[int, int]] = []  # (part, position in that part's picks) of each merged line
+    spans: list[DocSpan] = []
+    for path, i, start, count in live_spans:
+        spans.append(DocSpan(path, len(order), count))
+        for line in range(start, start + count):
+            order.append((i, len(picks[i])))
+            picks[i].append(line)
+    write_lines(folder, (every_line[i][picks[i][j]] for i, j in order))
     _write_docs(folder, spans)
-    merged = np.ascontiguousarray(np.concatenate(vectors), dtype=np.float32)
+    part_vectors = [
+        np.load(src / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)[np.asarray(own, dtype=np.int64)]
+        for (src, _, _), own in zip(parts, picks, strict=True)
+    ]
+    part_keys = [
+        np.load(src / EMBEDDING_KEYS_FILE, allow_pickle=False)[np.asarray(own, dtype=np.int64)]
+        for (src, _, _), own in zip(parts, picks, strict=True)
+    ]
+    where = np.asarray([[i, j] for i, j in order], dtype=np.int64).reshape(-1, 2)
+    offsets = np.cumsum([0] + [len(own) for own in picks])[:-1]
+    gather = offsets[where[:, 0]] + where[:, 1]  # merged line -> row of the parts concatenated
+    merged = np.ascontiguousarray(np.concatenate(part_vectors)[gather], dtype=np.float32)
     np.save(folder / EMBEDDINGS_FILE, merged, allow_pickle=False)
-    np.save(folder / EMBEDDING_KEYS_FILE, np.concatenate(keys).astype("S64"), allow_pickle=False)
+    np.save(folder / EMBEDDING_KEYS_FILE, np.concatenate(part_keys)[gather].astype("S64"), allow_pickle=False)
     spec = _save_vectors(folder, merged, vector_index)
-    SegmentPostings(merge_postings(postings)).save(folder / BM25_DIR)
-    return SegmentInfo(name, len(lines), vectors=spec.to_json()), _segment_files(folder, build)
+    postings = [
+        (SegmentPostings.load(src / BM25_DIR), np.asarray(own, dtype=np.int64))
+        for (src, _, _), own in zip(parts, picks, strict=True)
+    ]
+    SegmentPostings(merge_postings(postings, gather)).save(folder / BM25_DIR)
+    return SegmentInfo(name, len(order), vectors=spec.to_json()), _segment_files(folder, build)
 
 
 def plan_merge(

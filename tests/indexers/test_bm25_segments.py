@@ -136,3 +136,22 @@ def test_segment_files_round_trip_and_a_damaged_one_names_the_file(tmp_path: Pat
     (folder / "indices.npy").write_bytes(b"garbage")
     with pytest.raises(BM25FormatError, match=r"indices\.npy"):
         SegmentPostings.load(folder)
+
+
+def test_merge_in_another_order_numbers_documents_by_that_order() -> None:
+    rng = random.Random(21)
+    first, second = corpus(rng, 30), corpus(rng, 20)
+    keep_first, keep_second = np.array([0, 4, 9, 17, 29]), np.array([1, 2, 19])
+    kept = [first[r] for r in keep_first.tolist()] + [second[r] for r in keep_second.tolist()]
+    gather = np.array([6, 0, 5, 1, 2, 7, 3, 4])  # new document i = kept document gather[i]
+    merged = merge_postings(
+        [
+            (SegmentPostings(count_terms(first)), keep_first),
+            (SegmentPostings(count_terms(second)), keep_second),
+        ],
+        gather,
+    )
+    index = SegmentedBM25([(SegmentPostings(merged), Deletions())], BM25Params())
+    reference = BM25Index.build([kept[i] for i in gather.tolist()])
+    for query in (["w1", "w2"], ["w3"], ["w0", "w7", "w7"]):
+        np.testing.assert_allclose(index.scores(query), reference.scores(query), atol=1e-6, rtol=0)
