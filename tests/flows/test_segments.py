@@ -234,3 +234,29 @@ def test_a_few_new_chunks_embed_without_torch_as_torch_does(embedder, small_tree
     vectors, how = encode_texts(texts, IngestConfig())
     assert how == "torch-free"  # no model loaded in this call
     np.testing.assert_allclose(vectors, embedder.encode(texts), atol=1e-5, rtol=0)
+
+
+def test_a_build_from_before_segments_is_rebuilt_reusing_its_embeddings(tmp_path, hash_config, hash_embedder):
+    import json
+
+    from flows import incremental
+
+    tree, index = make_tree(tmp_path / "tree", files=6), tmp_path / "index"
+    run_ingest([tree], index, hash_config, embedder=hash_embedder)
+    build = IndexStore(index).current_build()
+    segment = build / "segments" / Manifest.read(build).segments[0]["name"]
+    old = IndexStore(index).new_build_dir()  # what docmill wrote before: one folder, schema 1
+    files = {}
+    for name in ("embeddings.npy", "embedding_keys.npy", "chunks.jsonl"):
+        (old / name).write_bytes((segment / name).read_bytes())
+        files[name] = {"bytes": (old / name).stat().st_size, "sha256": ""}
+    manifest = json.loads((build / "manifest.json").read_text())
+    (old / "manifest.json").write_text(json.dumps({**manifest, "schema_version": 1, "files": files}))
+    with IndexStore(index).lock():
+        IndexStore(index).publish(old)
+    cache = incremental.legacy_cache(IndexStore(index))
+    assert len(cache) == len(np.load(segment / "embeddings.npy"))
+    hash_embedder.encoded.clear()
+    report = run_ingest([tree], index, hash_config, embedder=hash_embedder)
+    assert report.published and report.previous_build is None and report.embedded == 0
+    assert len(Manifest.read(IndexStore(index).current_build()).segments) == 1
