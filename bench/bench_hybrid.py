@@ -10,7 +10,7 @@ internal calls the search makes, each timed on its own:
     bm25       BM25Index.search over the tokens, fetch_k
     readable   the embedding model's unknown-token share of the query (the vector side's gate)
     embed      Embedder.encode_query (the ONNX query path by default)
-    faiss      search_faiss, fetch_k
+    faiss      the build's vector segments searched (search_faiss per segment), fetch_k
     abstain    evidence + confidence from the two result lists
     fusion     RRF over both lists, kind floor / test-code demotion, no hydration
     hydrate    the k returned chunks read from chunks.jsonl by row, plus the per-hit explanations
@@ -45,7 +45,6 @@ def stage_runner(index: Any, k: int = 10, fetch_k: int = 100) -> Callable[[str],
     """One query through the hybrid steps, each timed (ms); the results feed the next step as in
     HybridIndex.search."""
     from indexers.fusion import rrf
-    from indexers.vectors import search_faiss
 
     embedder = index.embedder
     weights = index.fusion_weights
@@ -69,7 +68,7 @@ def stage_runner(index: Any, k: int = 10, fetch_k: int = 100) -> Callable[[str],
         lap("readable")
         vector = embedder.encode_query(query)
         lap("embed")
-        hits = search_faiss(index._faiss, vector, fetch_k)
+        hits = index.vectors.search(vector, fetch_k)
         lap("faiss")
         results = {"bm25": bm25.hits, "vector": hits}
         lexical, cosine = index.evidence(query, results, bm25.df)
