@@ -190,3 +190,16 @@ def test_re_ingest_with_another_choice_rebuilds(hnsw_index, small_tree):
         [small_tree], root, IngestConfig(model=embedder.model_name, vector_index="flat"), embedder=embedder
     )
     assert other.published
+
+
+def test_cli_options_parse_and_refuse_bad_values(capsys):
+    from docmill.cli import build_parser
+
+    parser = build_parser()
+    args = parser.parse_args(["ingest", "src", "--index", "idx", "--vector-index", "hnsw"])
+    assert args.vector_index == "hnsw"
+    assert parser.parse_args(["query", "idx", "text", "--probe", "64"]).probe == 64
+    assert parser.parse_args(["query", "idx", "text"]).probe is None
+    with pytest.raises(SystemExit):
+        parser.parse_args(["ingest", "src", "--index", "idx", "--vector-index", "hsnw"])
+    assert "invalid choice: 'hsnw'" in capsys.readouterr().err
