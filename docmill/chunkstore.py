@@ -45,10 +45,8 @@ class ChunkStore:
     def __getitem__(self, row: int) -> Chunk:
         if self._all is not None:
             return self._all[row]
-        if not 0 <= row < self.rows.n_rows:
-            raise IndexError(row)
-        segment, local = self.rows.locate(np.asarray([row], dtype=np.int64))
-        return self._segments[int(segment[0])].chunk(int(local[0]))
+        segment, local = self.rows.locate_one(row)
+        return self._segments[segment].chunk(local)
 
     def all(self) -> list[Chunk]:
         """Every chunk in row order, parsed once and kept (filters need them all)."""

@@ -62,12 +62,11 @@ def build_index(
     keys = [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
     token_lists = [tokenizer(c.index_text) for c in chunks]
     _step(progress, steps, "chunks")
-    written = segmented.write_full(folder, chunks, vectors, keys, token_lists, config.vector_index)
+    params = BM25Params(config.k1, config.b)
+    written = segmented.write_full(folder, chunks, vectors, keys, token_lists, config.vector_index, params)
     _step(progress, steps, "vectors")
     info = written.segments[0]
-    bm25 = SegmentedBM25(
-        [load_segment(segment_folder(folder, info.name), info)], BM25Params(config.k1, config.b)
-    )
+    bm25 = SegmentedBM25([load_segment(segment_folder(folder, info.name), info)], params)
     fusion = fusion_for_build(chunks, bm25, tokenizer, vectors, embedder, reuse_fusion)
     _step(progress, steps, "bm25")
     write_manifest(folder, written, records, config, sources, embedding, fusion, extra, graph)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
+from indexers.bm25 import BM25Params
 from indexers.bm25_segments import Deletions
 from indexers.layout import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, SEGMENTS_DIR
 from indexers.manifest import Manifest
@@ -76,11 +77,12 @@ def write_full(
     keys: Sequence[bytes],
     token_lists: Sequence[Sequence[str]],
     vector_index: str,
+    bm25: BM25Params,
     number: int = 1,
 ) -> WrittenSegments:
-    """Every chunk in one new segment."""
+    """Every chunk in one new segment, with its BM25 weights precomputed (it is the whole build)."""
     info, names = write_segment(
-        folder, segment_name(number), chunks, vectors, keys, token_lists, vector_index
+        folder, segment_name(number), chunks, vectors, keys, token_lists, vector_index, weights_for=bm25
     )
     return WrittenSegments([info], names)
 

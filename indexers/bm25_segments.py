@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from indexers.bm25 import (
     TermCounts,
     _load_array,
     _read_json,
+    _weights,
     top_hits,
 )
 from indexers.layout import DELETED_ROWS_FILE, DELETED_STATS_FILE
@@ -46,6 +46,7 @@ FORMAT = "docmill-bm25-segment"
 FORMAT_VERSION = 1
 VOCAB_FILE = "vocab.json"
 PARAMS_FILE = "params.json"
+WEIGHTS_FILE = "weights.npy"
 ARRAY_FILES = ("tf", "indices", "indptr", "doc_lengths")
 # Term weights computed at query time are kept for this many postings (16 MiB of float32).
 WEIGHT_CACHE_POSTINGS = 1 << 22
@@ -54,9 +55,27 @@ _ARRAY_KINDS = {"tf": "i", "indices": "i", "indptr": "i", "doc_lengths": "i"}
 
 @dataclass(frozen=True)
 class SegmentPostings:
-    """One segment's inverted index: term-major postings with raw tf, local document ids."""
+    """One segment's inverted index: term-major postings with raw tf, local document ids. A
+    segment written as a whole build also stores its precomputed ``weights`` (float32, aligned
+    with the postings) for ``weights_for`` (k1, b): valid while it is its build's only segment
+    and nothing in it is masked, which is what a full build reads."""
 
     counts: TermCounts
+    weights: npt.NDArray[np.float32] | None = None
+    weights_for: tuple[float, float] | None = None
+
+    def with_weights(self, params: BM25Params) -> SegmentPostings:
+        """These postings plus their weights under their own statistics (BM25Index's values)."""
+        counts = self.counts
+        indptr = np.asarray(counts.indptr, dtype=np.int64)
+        df: npt.NDArray[np.int64] = indptr[1:] - indptr[:-1]
+        lengths = np.asarray(counts.doc_lengths, dtype=np.int64)
+        terms = np.repeat(np.arange(len(df)), df)
+        avgdl = float(lengths.mean()) if counts.n_docs else 0.0
+        tf = np.asarray(counts.tf, dtype=np.int64)
+        docs = np.asarray(counts.indices, dtype=np.int64)
+        weights = _weights(tf, df[terms], lengths[docs], counts.n_docs, avgdl, params).astype(np.float32)
+        return SegmentPostings(counts, weights, (params.k1, params.b))
 
     def save(self, folder: Path) -> list[Path]:
         """Write the segment's BM25 files into ``folder``; params.json last (marks it complete)."""
@@ -66,13 +85,17 @@ class SegmentPostings:
         for name in ARRAY_FILES:
             written.append(folder / f"{name}.npy")
             np.save(written[-1], np.ascontiguousarray(getattr(self.counts, name)), allow_pickle=False)
-        params = {
+        params: dict[str, Any] = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "n_docs": self.counts.n_docs,
             "n_terms": len(self.counts.terms),
             "n_postings": int(self.counts.indices.shape[0]),
         }
+        if self.weights is not None and self.weights_for is not None:
+            written.append(folder / WEIGHTS_FILE)
+            np.save(written[-1], np.ascontiguousarray(self.weights, dtype=np.float32), allow_pickle=False)
+            params["weights_for"] = {"k1": self.weights_for[0], "b": self.weights_for[1]}
         written.append(folder / PARAMS_FILE)
         written[-1].write_text(json.dumps(params, indent=2), encoding="utf-8")
         return written
@@ -107,9 +130,16 @@ class SegmentPostings:
             )
         if problems:
             raise BM25FormatError(f"inconsistent BM25 segment in {folder}: {'; '.join(problems)}")
-        return cls(
-            TermCounts(vocab, arrays["indptr"], arrays["indices"], arrays["tf"], arrays["doc_lengths"])
-        )
+        counts = TermCounts(vocab, arrays["indptr"], arrays["indices"], arrays["tf"], arrays["doc_lengths"])
+        weights_for = params.get("weights_for")
+        if not isinstance(weights_for, dict):
+            return cls(counts)
+        weights = _load_array(folder / WEIGHTS_FILE, "f", mmap)
+        if len(weights) != len(arrays["indices"]):
+            raise BM25FormatError(
+                f"{folder / WEIGHTS_FILE} has {len(weights)} entries, indices {len(arrays['indices'])}"
+            )
+        return cls(counts, weights, (float(weights_for["k1"]), float(weights_for["b"])))
 
 
 @dataclass(frozen=True)
@@ -161,7 +191,11 @@ class _Segment:
         counts = postings.counts
         self.counts = counts
         self.term_ids = {term: i for i, term in enumerate(counts.terms)}
+        # Plain ndarray views of the memory-mapped arrays: slicing an np.memmap goes through its
+        # Python-level __getitem__ (a query slices once per term), a view of the same pages does not.
         self.indptr: npt.NDArray[np.int64] = np.asarray(counts.indptr)
+        self.indices: npt.NDArray[np.int32] = np.asarray(counts.indices)
+        self.tf: npt.NDArray[np.int32] = np.asarray(counts.tf)
         self.deleted_df = deletions.df
         self.n_local = counts.n_docs
         self.n_live = self.n_local - len(deletions)
@@ -184,7 +218,7 @@ class SegmentedBM25:
         """``rows``: where each segment's documents sit among the rows (default: segment order).
         ``cache_postings``: how many computed term weights to keep (4 bytes each)."""
         self.cache_postings = cache_postings
-        self._cache: OrderedDict[tuple[int, int], npt.NDArray[np.float32]] = OrderedDict()
+        self._cache: dict[tuple[int, int], npt.NDArray[np.float32]] = {}
         self._cached = 0
         self._cache_lock = threading.Lock()
         self.params = params
@@ -197,6 +231,14 @@ class SegmentedBM25:
         self.n_docs = sum(s.n_live for s in self._segments)
         if self.rows.n_rows != self.n_docs:
             raise ValueError(f"the row map has {self.rows.n_rows} rows for {self.n_docs} live documents")
+        # A full build: its one segment's stored weights are this build's (same N, avgdl, df).
+        only = segments[0][0] if len(segments) == 1 and not len(segments[0][1]) else None
+        usable = only is not None and only.weights is not None and only.weights_for == (params.k1, params.b)
+        self._stored: npt.NDArray[np.float32] | None = np.asarray(only.weights) if usable and only else None
+        # Local id -> row, a masked document to a spare slot past the last row (scores drop it).
+        self._row_of: list[int | npt.NDArray[np.int64]] = [
+            m if isinstance(m, int) else np.where(m >= 0, m, self.n_docs) for m in self.rows.to_row
+        ]
         total = sum(int(s.counts.doc_lengths.sum(dtype=np.int64)) - s.deleted_length for s in self._segments)
         self.avgdl = total / self.n_docs if self.n_docs else 0.0
         k1, b = params.k1, params.b
@@ -244,20 +286,26 @@ class SegmentedBM25:
             return np.zeros(self.n_docs, dtype=np.float32)
         dfs = np.fromiter((df for _, df, _ in postings.values()), dtype=np.int64, count=len(postings))
         idfs = np.log1p((self.n_docs - dfs + 0.5) / (dfs + 0.5)).tolist()
-        rows, weights = [], []
-        for segment_index, segment in enumerate(self._segments):
-            docs, term_weights = [], []
-            for (count, _, slices), idf in zip(postings.values(), idfs, strict=True):
-                for i, start, end in slices:
-                    if i == segment_index:
-                        docs.append(segment.counts.indices[start:end])
-                        w = self._term_weights(segment_index, start, end, idf)
-                        term_weights.append(w * np.float32(count) if count > 1 else w)
-            if not docs:
+        docs: list[list[npt.NDArray[np.int32]]] = [[] for _ in self._segments]
+        term_weights: list[list[npt.NDArray[np.float32]]] = [[] for _ in self._segments]
+        for (count, _, slices), idf in zip(postings.values(), idfs, strict=True):
+            for i, start, end in slices:
+                docs[i].append(self._segments[i].indices[start:end])
+                w = self._term_weights(i, start, end, idf)
+                term_weights[i].append(w * np.float32(count) if count > 1 else w)
+        rows: list[npt.NDArray[np.integer[Any]]] = []
+        weights = []
+        for i, mapping in enumerate(self._row_of):
+            if not docs[i]:
                 continue
-            local = np.concatenate(docs) if len(docs) > 1 else docs[0]
-            rows.append(self.rows.rows(segment_index, local, spare=self.n_docs))
-            weights.append(np.concatenate(term_weights) if len(term_weights) > 1 else term_weights[0])
+            local = np.concatenate(docs[i]) if len(docs[i]) > 1 else docs[i][0]
+            if isinstance(mapping, int):
+                rows.append(local + mapping if mapping else local)
+            else:
+                rows.append(mapping[local])
+            weights.append(
+                np.concatenate(term_weights[i]) if len(term_weights[i]) > 1 else term_weights[i][0]
+            )
         all_rows = np.concatenate(rows) if len(rows) > 1 else rows[0]
         all_weights = np.concatenate(weights) if len(weights) > 1 else weights[0]
         # One C loop over all postings of the query, summed in float64 like the reference formula.
@@ -266,16 +314,17 @@ class SegmentedBM25:
 
     def _term_weights(self, segment_index: int, start: int, end: int, idf: float) -> npt.NDArray[np.float32]:
         """float32 weights of one term's postings in one segment, from its tf and this build's
-        statistics, kept in a bounded LRU (a build never changes, so neither do they)."""
+        statistics, kept up to ``cache_postings`` (oldest first out; a build never changes, so
+        neither do they)."""
+        if self._stored is not None:
+            return self._stored[start:end]
         key = (segment_index, start)
-        with self._cache_lock:
-            cached = self._cache.get(key)
-            if cached is not None:
-                self._cache.move_to_end(key)
-                return cached
+        cached = self._cache.get(key)  # one C-level lookup, atomic under the GIL
+        if cached is not None:
+            return cached
         segment = self._segments[segment_index]
-        local = segment.counts.indices[start:end]
-        tf = segment.counts.tf[start:end]
+        local = segment.indices[start:end]
+        tf = segment.tf[start:end]
         k1 = self.params.k1
         # BM25Index's expression in its order (indexers/bm25.py _weights): float64, then float32,
         # so a segment scores like a full build.
@@ -284,8 +333,8 @@ class SegmentedBM25:
             with self._cache_lock:
                 self._cache[key] = weights
                 self._cached += end - start
-                while self._cached > self.cache_postings:
-                    _, dropped = self._cache.popitem(last=False)
+                while self._cached > self.cache_postings:  # dicts keep insertion order: oldest first
+                    dropped = self._cache.pop(next(iter(self._cache)))
                     self._cached -= len(dropped)
         return weights
 
@@ -331,7 +380,7 @@ class SegmentedBM25:
                 picked = np.flatnonzero(where == i)
                 if not len(picked):
                     continue
-                found = self._segments[i].counts.indices[start:end]  # ascending local ids
+                found = self._segments[i].indices[start:end]  # ascending local ids
                 pos = np.minimum(np.searchsorted(found, local[picked]), len(found) - 1)
                 covered[picked] += weight * (found[pos] == local[picked])
         total = float(idf.sum())

@@ -84,13 +84,27 @@ class RowMap:
             return live
         return live & allowed[np.where(live, mapping, 0)]
 
+    def locate_one(self, row: int) -> tuple[int, int]:
+        """(segment, local line) of one row (hit hydration: no array round trip)."""
+        if not 0 <= row < self.n_rows:
+            raise IndexError(f"row {row} out of range 0..{self.n_rows - 1}")
+        if len(self.sizes) == 1 and isinstance(self.to_row[0], int):
+            return 0, row - self.to_row[0]
+        segment, local = self._inverse_arrays()
+        return int(segment[row]), int(local[row])
+
     def locate(self, rows: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
         """(segment, local line) of each row."""
         if len(rows) and (rows.min() < 0 or rows.max() >= self.n_rows):
             raise IndexError(f"row out of range 0..{self.n_rows - 1}")
         if len(self.sizes) == 1 and isinstance(self.to_row[0], int):
             return np.zeros(len(rows), dtype=np.int32), rows - self.to_row[0]
-        if self._inverse is None:  # built once, on first use: two arrays of n_rows
+        segment, local = self._inverse_arrays()
+        return segment[rows], local[rows]
+
+    def _inverse_arrays(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """Row -> segment and row -> local line, built once on first use (two arrays of n_rows)."""
+        if self._inverse is None:
             segment = np.zeros(self.n_rows, dtype=np.int32)
             local = np.zeros(self.n_rows, dtype=np.int64)
             for i, mapping in enumerate(self.to_row):
@@ -100,7 +114,7 @@ class RowMap:
                 segment[targets[keep]] = i
                 local[targets[keep]] = lines[keep]
             self._inverse = (segment, local)
-        return self._inverse[0][rows], self._inverse[1][rows]
+        return self._inverse
 
 
 def _segment_rows(size: int, n_masked: int, spans: list[tuple[int, int, int]]) -> Mapping:

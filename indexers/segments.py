@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from chunkers.model import Chunk
 from indexers import ann
-from indexers.bm25 import count_terms
+from indexers.bm25 import BM25Params, count_terms
 from indexers.bm25_segments import Deletions, SegmentPostings, check_deleted_tokens, merge_postings
 from indexers.layout import (
     BM25_DIR,
@@ -160,10 +160,12 @@ def write_segment(
     keys: Sequence[bytes],
     token_lists: Sequence[Sequence[str]],
     vector_index: str = "auto",
+    weights_for: BM25Params | None = None,
 ) -> tuple[SegmentInfo, list[str]]:
     """A new segment in ``build`` from chunks with their vectors, embedding keys and BM25 tokens;
     returns its entry and its file names relative to the build. ``vector_index``: the FAISS kind
-    asked for (indexers.ann.choose picks by the segment's size for "auto")."""
+    asked for (indexers.ann.choose picks by the segment's size for "auto"). ``weights_for``: also
+    store BM25 weights under the segment's own statistics (a full build: it is the whole corpus)."""
     if not len(chunks) == len(vectors) == len(keys) == len(token_lists):
         raise ValueError(
             f"{len(chunks)} chunks, {len(vectors)} vectors, {len(keys)} keys, {len(token_lists)} token lists"
@@ -175,7 +177,8 @@ def write_segment(
     np.save(folder / EMBEDDINGS_FILE, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
     np.save(folder / EMBEDDING_KEYS_FILE, np.asarray(keys, dtype="S64"), allow_pickle=False)
     spec = _save_vectors(folder, np.ascontiguousarray(vectors, dtype=np.float32), vector_index)
-    SegmentPostings(count_terms(token_lists)).save(folder / BM25_DIR)
+    postings = SegmentPostings(count_terms(token_lists))
+    (postings.with_weights(weights_for) if weights_for is not None else postings).save(folder / BM25_DIR)
     return SegmentInfo(name, len(chunks), vectors=spec.to_json()), _segment_files(folder, build)
 
 
@@ -228,7 +231,8 @@ class SegmentLines:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         try:
-            self.offsets = np.load(folder / OFFSETS_FILE, mmap_mode="r", allow_pickle=False)
+            # A plain ndarray view of the mapped file: scalar reads skip np.memmap's __getitem__.
+            self.offsets = np.asarray(np.load(folder / OFFSETS_FILE, mmap_mode="r", allow_pickle=False))
             self.fd = os.open(folder / CHUNKS_FILE, os.O_RDONLY)
         except (OSError, ValueError) as exc:
             raise SegmentError(f"cannot read the chunks of segment {folder}: {exc}") from exc

@@ -155,3 +155,24 @@ def test_merge_in_another_order_numbers_documents_by_that_order() -> None:
     reference = BM25Index.build([kept[i] for i in gather.tolist()])
     for query in (["w1", "w2"], ["w3"], ["w0", "w7", "w7"]):
         np.testing.assert_allclose(index.scores(query), reference.scores(query), atol=1e-6, rtol=0)
+
+
+def test_a_whole_build_segment_scores_from_its_stored_weights_like_bm25index(tmp_path: Path) -> None:
+    rng = random.Random(8)
+    docs = corpus(rng, 120)
+    params = BM25Params(0.9, 0.4)
+    SegmentPostings(count_terms(docs)).with_weights(params).save(tmp_path / "bm25")
+    loaded = SegmentPostings.load(tmp_path / "bm25")
+    assert loaded.weights_for == (0.9, 0.4) and loaded.weights is not None
+    whole = SegmentedBM25([(loaded, Deletions())], params)
+    reference = BM25Index.build(docs, params)
+    np.testing.assert_array_equal(loaded.weights, reference.data)  # the very weights BM25Index stores
+    for query in (["w1", "w5"], ["w2", "w2", "w40"], ["w299"]):
+        np.testing.assert_array_equal(whole.scores(query), reference.scores(query))
+    # Masked or next to another segment, the stored weights no longer apply: computed from tf.
+    masked = SegmentedBM25([(loaded, Deletions().adding([0], [docs[0]]))], params)
+    np.testing.assert_allclose(
+        masked.scores(["w1"]), BM25Index.build(docs[1:], params).scores(["w1"]), atol=1e-6
+    )
+    other_k1 = SegmentedBM25([(loaded, Deletions())], BM25Params(1.2, 0.75))
+    np.testing.assert_allclose(other_k1.scores(["w1"]), BM25Index.build(docs).scores(["w1"]), atol=1e-6)
