@@ -1,6 +1,8 @@
 """Term-major postings counted in a few bytes per token: the same TermCounts as
-indexers.bm25.count_terms (identical arrays, pinned by tests/indexers/test_term_counts.py), with
-less memory and time at scale (bench/bench_scale.py --profile-bm25).
+indexers.bm25.count_terms (identical arrays, pinned by tests/indexers/test_term_counts.py) in less
+memory: at 1M chunks (90M tokens) 4.0 GiB peak instead of 5.7 GiB with the same 0.9 GiB of token
+lists as input, 3.7 GiB fed by a generator (the lists never all exist), but 1.2x the time (36 s vs
+29 s; bench/bench_scale.py --profile-bm25, bench/RESULTS.md).
 
 Where count_terms' memory and time go on N documents of T tokens (T ~ 90 N here): the caller's
 token lists (a Python str per token, ~60 bytes each, unless the strings are shared), then int64
