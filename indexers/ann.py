@@ -24,8 +24,8 @@ KINDS = ("flat", "hnsw", "ivf")
 CHOICES = ("auto", *KINDS)
 # Below this many vectors flat search is the default. One flat query on one core here costs ~0.07 ms
 # per 1,000 vectors (1.4 ms at 20k, 10 ms at 100k, 120 ms at 1M), HNSW ~0.2-1 ms at any of these
-# sizes with recall@10 1.00 up to 100k, and building the graph costs ~0.1-1 ms per vector, a small
-# fraction of embedding it (~10 ms). At 30k flat is ~2 ms, a fifth of the hybrid query's 10 ms
+# sizes with recall@10 1.00 up to 100k, and building the graph costs ~0.4-1 ms per vector, a small
+# fraction of embedding it (10-90 ms here). At 30k flat is ~2 ms, a fifth of the hybrid query's 10 ms
 # budget: above that the graph pays (bench/bench_scale.py --sweep, bench/RESULTS.md).
 FLAT_MAX_VECTORS = 30_000
 # What "auto" picks above FLAT_MAX_VECTORS: HNSW answers in ~1 ms at 1M where IVF scans thousands
