@@ -554,7 +554,7 @@ def report(records: list[dict[str, Any]], sweep_rows: list[dict[str, Any]], png:
         "SciFact, vectors from a Gaussian mixture fitted to 3,200 real all-MiniLM-L6-v2 vectors; each "
         "measurement in its own subprocess. BM25 build: indexers.bm25.BM25Index.build vs bm25s, both given "
         "the same token lists (peak RSS includes those lists, the same for both); the pipeline itself now "
-        "runs count_terms only (raw tf segments), timed alone in the profile below.",
+        "runs count_terms only (raw tf segments), timed alone by --profile-bm25.",
         "",
         table(
             [
