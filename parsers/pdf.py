@@ -210,10 +210,12 @@ def read_page(page: pdfplumber.page.Page, number: int, options: ParseOptions) ->
     words = list(_words(page, readable))
     if UNRULED_TABLES:
         page_tables = [t for pt in page_tables for t in _reread_partial_grid(page, pt)]
-        if words:
+        # the gate, on pdfplumber's word order (line by line, left to right): most prose pages
+        # have no three lines with a gap wide enough to part two cells, and stop here
+        if unruled.wide_gap_lines(words) >= unruled.MIN_MULTI_LINES:
             words, page_tables = _unruled_tables(page, words, page_tables)
     # RTL lines in logical order
-    segments = bidi_text.logical_segments(layout.words_to_segments(map(_segment, words)))
+    segments = bidi_text.logical_segments(layout.words_to_segments(words))
     content = PageContent(number, float(page.height), segments, page_tables)
     if unmapped:
         content.unmapped_glyphs = unmapped
@@ -293,10 +295,6 @@ def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) ->
     if filled < 2 * sum(1 for r in found.table.rows for c in r if c.strip()):
         return [found]
     return [tables.PageTable(t.bbox, Table(t.rows, t.header_rows), t.columns) for t in again]
-
-
-def _segment(word: unruled.Word) -> Segment:
-    return Segment(word.text, word.x0, word.top, word.x1, word.bottom, word.size, word.bold)
 
 
 def run_ocr(content: PageContent, options: ParseOptions, pdf_data: bytes) -> None:

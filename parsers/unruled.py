@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import attrgetter
 
 from parsers import bidi_text
+from parsers.layout import Segment
 from parsers.unruled_guards import is_data_table, is_numeric, is_year
 
 CHUNK_GAP = 0.75  # x font size: a gap wider than this between two words may separate two cells
@@ -36,6 +38,7 @@ MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, 
 MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
 PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is prose
 PROSE_WIDTH = 0.25
+_READING = attrgetter("top", "x0")  # sort key: top to bottom, then left to right
 HEADER_GAP = 6.0  # x line height: a header row may stand this far above the body (a rule between)
 _CAPTION = re.compile(
     r"^(table|tab\.|tableau|tabelle|figure|fig\.|表|图)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE
@@ -43,19 +46,11 @@ _CAPTION = re.compile(
 
 
 @dataclass(frozen=True)
-class Word:
-    text: str
-    x0: float
-    top: float
-    x1: float
-    bottom: float
-    size: float = 10.0
-    bold: bool = False
-    mono: bool = False
+class Word(Segment):
+    """A word box as the text layer gives it: a layout.Segment (so the words no table takes go
+    to the prose steps as they are), plus whether its font is monospaced (code)."""
 
-    @property
-    def height(self) -> float:
-        return self.bottom - self.top
+    mono: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,14 +58,12 @@ class Chunk:
     """Words of one line with no gap wider than ``CHUNK_GAP`` between them."""
 
     words: tuple[Word, ...]
+    x0: float = field(init=False)
+    x1: float = field(init=False)
 
-    @property
-    def x0(self) -> float:
-        return self.words[0].x0
-
-    @property
-    def x1(self) -> float:
-        return max(w.x1 for w in self.words)
+    def __post_init__(self) -> None:  # the extent is read often: computed once
+        object.__setattr__(self, "x0", self.words[0].x0)
+        object.__setattr__(self, "x1", max(w.x1 for w in self.words))
 
     @property
     def text(self) -> str:
@@ -80,23 +73,18 @@ class Chunk:
 @dataclass(frozen=True)
 class Line:
     chunks: tuple[Chunk, ...]
+    words: tuple[Word, ...] = field(init=False)
+    top: float = field(init=False)
+    bottom: float = field(init=False)
+    size: float = field(init=False)  # the median word size
 
-    @property
-    def words(self) -> tuple[Word, ...]:
-        return tuple(w for c in self.chunks for w in c.words)
-
-    @property
-    def top(self) -> float:
-        return min(w.top for w in self.words)
-
-    @property
-    def bottom(self) -> float:
-        return max(w.bottom for w in self.words)
-
-    @property
-    def size(self) -> float:
-        sizes = sorted(w.size for w in self.words)
-        return sizes[len(sizes) // 2]
+    def __post_init__(self) -> None:  # read many times per block: computed once
+        words = tuple(w for c in self.chunks for w in c.words)
+        sizes = sorted(w.size for w in words)
+        object.__setattr__(self, "words", words)
+        object.__setattr__(self, "top", min(w.top for w in words))
+        object.__setattr__(self, "bottom", max(w.bottom for w in words))
+        object.__setattr__(self, "size", sizes[len(sizes) // 2])
 
 
 @dataclass(frozen=True)
@@ -114,7 +102,7 @@ class UnruledTable:
 def group_lines(words: Iterable[Word]) -> list[list[Word]]:
     """Words into lines (vertical overlap over half the smaller height), each left to right."""
     lines: list[list[Word]] = []
-    for word in sorted(words, key=lambda w: (w.top, w.x0)):
+    for word in sorted(words, key=_READING):
         for line in reversed(lines[-4:]):
             ref = line[0]
             if min(ref.bottom, word.bottom) - max(ref.top, word.top) > 0.5 * min(ref.height, word.height):
@@ -150,18 +138,15 @@ def page_gutter(lines: Sequence[Line], text_width: float) -> float | None:
     if len(prose) < 6:
         return None
     lo, hi = min(c.x0 for c in prose), max(c.x1 for c in prose)
+    a, b = lo + 0.2 * (hi - lo), hi - 0.2 * (hi - lo)
     best: tuple[float, float] | None = None
-    start: float | None = None
-    x = lo + 0.2 * (hi - lo)
-    while x <= hi - 0.2 * (hi - lo):
-        free = not any(c.x0 < x < c.x1 for c in prose)
-        if free and start is None:
-            start = x
-        if (not free or x + 1 > hi - 0.2 * (hi - lo)) and start is not None:
-            if best is None or x - start > best[1] - best[0]:
-                best = (start, x)
-            start = None
-        x += 1.0
+    edge = a  # sweep the prose extents left to right: the free strips are the gaps between them
+    for x0, x1 in sorted((c.x0, c.x1) for c in prose if c.x1 > a and c.x0 < b):
+        if x0 > edge and (best is None or x0 - edge > best[1] - best[0]):
+            best = (edge, x0)
+        edge = max(edge, x1)
+    if edge < b and (best is None or b - edge > best[1] - best[0]):
+        best = (edge, b)
     if best is None:
         return None
     mid = (best[0] + best[1]) / 2
@@ -503,22 +488,41 @@ def table_from_block(block: Sequence[Line], above: Sequence[Line] = ()) -> Unrul
     return UnruledTable(bbox, rows, header, columns, words)
 
 
+def wide_gap_lines(ordered: Sequence[Word], enough: int = MIN_MULTI_LINES) -> int:
+    """How many lines (up to ``enough``) have a gap wider than ``CHUNK_GAP`` between two words,
+    from words sorted by (top, x0) without grouping them into lines first."""
+    count, last_top = 0, None
+    for a, b in zip(ordered, ordered[1:], strict=False):
+        if abs(b.top - a.top) > 0.5 * max(a.height, 1.0) or b.x0 - a.x1 <= CHUNK_GAP * max(
+            a.size, b.size, 1.0
+        ):
+            continue
+        if last_top is None or abs(a.top - last_top) > 0.5 * max(a.height, 1.0):
+            count, last_top = count + 1, a.top
+            if count >= enough:
+                break
+    return count
+
+
 def find_tables(words: Sequence[Word], text_width: float | None = None) -> list[UnruledTable]:
     """Unruled tables among ``words`` (a page's words outside its ruled tables), top to bottom."""
     if len(words) < 6:
         return []
-    lines = [split_chunks(ws) for ws in group_lines(words)]
-    if sum(len(ln.chunks) >= 2 for ln in lines) < MIN_MULTI_LINES:  # the cheap gate: most pages stop here
-        return []
+    ordered = sorted(words, key=_READING)
+    if wide_gap_lines(ordered) < MIN_MULTI_LINES:
+        return []  # the cheapest gate: prose pages have almost no gap wide enough to part cells
+    lines = [split_chunks(ws) for ws in group_lines(ordered)]
+    if sum(len(ln.chunks) >= 2 for ln in lines) < MIN_MULTI_LINES or not blocks(lines):
+        return []  # the cheap gate: no run of lines with several chunks, no table in any lane
     width = text_width or (max(w.x1 for w in words) - min(w.x0 for w in words))
     found: list[UnruledTable] = []
     for lane in lanes(lines, width):
-        ordered = sorted(lane, key=lambda ln: ln.top)
+        in_lane = sorted(lane, key=lambda ln: ln.top)
         start = 0  # lines above a block and below the previous one may be its header
-        for block in blocks(ordered):
-            first = next(i for i, ln in enumerate(ordered) if ln is block[0])
-            table = table_from_block(block, ordered[start:first])
+        for block in blocks(in_lane):
+            first = next(i for i, ln in enumerate(in_lane) if ln is block[0])
+            table = table_from_block(block, in_lane[start:first])
             if table is not None:
                 found.append(table)
-            start = next(i for i, ln in enumerate(ordered) if ln is block[-1]) + 1
+            start = next(i for i, ln in enumerate(in_lane) if ln is block[-1]) + 1
     return sorted(found, key=lambda t: t.bbox[1])

@@ -29,7 +29,7 @@ def w(
     """A word box at ``x0`` (or ending at ``x0`` when ``right``: right-aligned numbers)."""
     width = CHAR_W * len(text)
     start = x0 - width if right else x0
-    return Word(text, start, top, start + width, top + 10.0, 10.0, bold, mono)
+    return Word(text, start, top, start + width, top + 10.0, size=10.0, bold=bold, mono=mono)
 
 
 def phrase(text: str, x0: float, top: float, **kw: bool) -> list[Word]:
