@@ -32,7 +32,7 @@ from parsers import bidi_text
 from parsers.layout import Segment
 from parsers.unruled_guards import is_data_table, is_numeric, is_year
 
-CHUNK_GAP = 0.75  # x font size: a gap wider than this between two words may separate two cells
+CHUNK_GAP = 0.6  # x font size: a gap wider than this between two words may separate two cells
 MAX_LINE_GAP = 2.2  # x line height: a wider vertical gap ends a table
 MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, wrapped labels)
 MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
@@ -407,6 +407,28 @@ def cell_text(words: Sequence[Word]) -> str:
     return "\n".join(bidi_text.logical_line(t) for t in texts)
 
 
+def trim_tail(grid: Grid, header: int) -> Grid:
+    """``grid`` without its last rows while they put words where the body holds figures: the
+    lines of a justified paragraph right under a table ("Step 2. Use the amount  figured in ...")
+    have gaps that line up with it, but their text falls in its number columns."""
+    body = grid[header:]
+
+    def text(cell: Sequence[Word]) -> str:
+        return " ".join(w.text for w in cell)
+
+    numeric = [
+        j
+        for j in range(len(grid[0]) if grid else 0)
+        if sum(1 for r in body if is_numeric(text(r[j]))) * 2 > sum(1 for r in body if r[j])
+    ]
+    end = len(grid)
+    while end > header + 1 and any(
+        len(grid[end - 1][j]) >= 2 and not is_numeric(text(grid[end - 1][j])) for j in numeric
+    ):
+        end -= 1
+    return grid[:end]
+
+
 def _labels_on_the_right(grid: Grid, head: int) -> bool:
     """The first column of the body holds figures and the last one text (a Hebrew/Arabic table)."""
 
@@ -474,6 +496,7 @@ def table_from_block(block: Sequence[Line], above: Sequence[Line] = ()) -> Unrul
     header = header_count(grid, head)
     if mirrored:
         grid = [row[::-1] for row in grid]
+    grid = trim_tail(grid, header)
     used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
     grid = [[row[j] for j in used] for row in grid]
     rows = tuple(tuple(cell_text(cell) for cell in row) for row in grid)

@@ -78,6 +78,8 @@ def rejection(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[S
     )
     if not numeric_columns and (len(body) < 3 or len(filled) < TEXT_TABLE_FILL * len(cells)):
         return "text only, few rows or sparse: labels of a diagram"
+    if not numeric_columns and any(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns):
+        return "text only with a column of long text: a justified paragraph's wide gaps"
     return None
 
 

@@ -199,11 +199,29 @@ def test_aligned_numbers_list_and_form_and_code_are_not_tables() -> None:
         ([["•", "apples"], ["•", "pears"], ["•", "plums"]], "list"),
         ([["Espresso", "small"], ["Tea", "large"], ["Water", "each"]], "not numeric"),
         ([["x", "w 2", "Σ"], ["", "2", "ϕ"], ["x", "w 3", ". ."]], "glyphs"),
+        (
+            [
+                ["Countries", "with low accuracy have a less reliable", "than the"],
+                ["categories", "so their results must be read with care as", "the number"],
+                ["responses", "taken", "into account"],
+            ],
+            "justified",
+        ),
     ],
 )
 def test_guards_name_what_a_block_is(rows: Sequence[Sequence[str]], reason: str) -> None:
     why = rejection(rows, 0)
     assert why is not None and reason in why
+
+
+def test_justified_lines_under_a_table_stay_prose() -> None:
+    words = [*phrase("Period", 50, 0), w("Amount", 250, 0, right=True)]
+    for i, (name, value) in enumerate([("Weekly", "40.40"), ("Monthly", "175.00"), ("Annually", "2,100.00")]):
+        words += [*phrase(name, 50, 12 + 12 * i), w(value, 250, 12 + 12 * i, right=True)]
+    words += [*phrase("Step 2. Use the amount", 50, 48), *phrase("figured in Step 1", 180, 48)]
+    (table,) = unruled.find_tables(words)
+    assert rows_of(table)[-1] == ["Annually", "2,100.00"]
+    assert not any(x.text == "Step" for x in table.words)  # its words go back to the prose
 
 
 def test_guards_accept_a_price_list() -> None:
