@@ -201,9 +201,9 @@ def test_aligned_numbers_list_and_form_and_code_are_not_tables() -> None:
         ([["x", "w 2", "Σ"], ["", "2", "ϕ"], ["x", "w 3", ". ."]], "glyphs"),
         (
             [
-                ["Countries", "with low accuracy have a less reliable", "than the"],
+                ["Countries", "with low accuracy have a less reliable estimate", "than the"],
                 ["categories", "so their results must be read with care as", "the number"],
-                ["responses", "taken", "into account"],
+                ["responses", "taken into account does not provide the", "accuracy"],
             ],
             "justified",
         ),
