@@ -127,6 +127,24 @@ def build_task(
     return str(folder)
 
 
+@task(cache_policy=NO_CACHE, **IO_RETRIES)
+def next_build_task(
+    index: str,
+    previous: incremental.PreviousBuild,
+    the_plan: incremental.Plan,
+    outcomes: dict[str, ParseOutcome],
+    config: IngestConfig,
+    sources: list[str],
+    fusion: dict[str, Any],
+) -> tuple[str, list[DocumentRecord], int, int]:
+    """A small change: the next build by segments (the previous build's files hard-linked, the
+    changed files' chunks embedded and written as one new segment)."""
+    folder, records, count, embedded = pipeline.segment_run(
+        IndexStore(index), previous, the_plan, outcomes, config, sources, None, fusion, {}, None
+    )
+    return str(folder), records, count, embedded
+
+
 @task(cache_policy=NO_CACHE)
 def gate_task(index: str, folder: str, config: IngestConfig) -> dict[str, Any] | None:
     embedder = _embedder(config.model, config.batch_size, config.embedding_backend)
@@ -157,6 +175,30 @@ def _embed(chunks: list[Chunk], config: IngestConfig, cache: incremental.Embeddi
     return incremental.assemble_vectors(work, cache, fresh), len(work.texts)
 
 
+def _whole_build(
+    index: str,
+    previous: incremental.PreviousBuild | None,
+    the_plan: incremental.Plan,
+    outcomes: dict[str, ParseOutcome],
+    config: IngestConfig,
+    sources: list[str],
+    full_rebuild: bool,
+    reuse: dict[str, Any] | None,
+) -> tuple[str, list[DocumentRecord], int, int]:
+    """Every chunk of the tree in one new segment; new texts embedded by mapped tasks (on Dask
+    when the flow runs there)."""
+    chunks, records = chunk_task(the_plan, outcomes, config)
+    graph = incremental.assemble_graph(the_plan, outcomes, previous)
+    if full_rebuild:
+        cache = incremental.EmbeddingCache.empty()
+    else:
+        cache = previous.cache if previous is not None else incremental.legacy_cache(IndexStore(index))
+    vectors, embedded = _embed(chunks, config, cache)
+    extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": embedded}}
+    folder = build_task(index, chunks, vectors, records, config, sources, extra, reuse, graph)
+    return folder, records, len(chunks), embedded
+
+
 def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: bool) -> pipeline.IngestReport:
     """The flow body: tasks wired in order, under the index lock."""
     started = time.perf_counter()
@@ -167,20 +209,22 @@ def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: boo
         to_parse = the_plan.to_parse
         parsed = parse_task.map(to_parse, options=unmapped(config.parse)).result()
         outcomes = {ref.rel_path: outcome for ref, outcome in zip(to_parse, parsed, strict=True)}
-        chunks, records = chunk_task(the_plan, outcomes, config)
-        graph = incremental.assemble_graph(the_plan, outcomes, previous)
-        cache = (
-            previous.cache
-            if previous is not None and not full_rebuild
-            else incremental.EmbeddingCache.empty()
-        )
-        vectors, embedded = _embed(chunks, config, cache)
-        extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": embedded}}
         reuse = pipeline.reusable_fusion(previous, the_plan, config, full_rebuild)
-        folder = build_task(index, chunks, vectors, records, config, sources, extra, reuse, graph)
+        if (
+            previous is not None
+            and reuse is not None
+            and pipeline.by_segments(previous, config, full_rebuild)
+        ):
+            folder, records, chunk_count, embedded = next_build_task(
+                index, previous, the_plan, outcomes, config, sources, reuse
+            )
+        else:
+            folder, records, chunk_count, embedded = _whole_build(
+                index, previous, the_plan, outcomes, config, sources, full_rebuild, reuse
+            )
         gate = gate_task(index, folder, config)
         publish_task(index, folder, config.keep_builds)
-    report = pipeline.make_report(Path(folder).name, index, records, len(chunks), 0.0, {})
+    report = pipeline.make_report(Path(folder).name, index, records, chunk_count, 0.0, {})
     report.gate = gate
     return pipeline.with_plan(report, the_plan, embedded, started, published=True)
 

@@ -289,7 +289,7 @@ def run_ingest(
         timings["parse"] = time.perf_counter() - t
         reuse = reusable_fusion(previous, the_plan, config, full_rebuild)
         if previous is not None and reuse is not None and by_segments(previous, config, full_rebuild):
-            folder, records, chunk_count, embedded = _segment_run(
+            folder, records, chunk_count, embedded = segment_run(
                 store, previous, the_plan, outcomes, config, source_names, embedder, reuse, timings, progress
             )
         else:
@@ -320,7 +320,7 @@ def by_segments(previous: incremental.PreviousBuild, config: IngestConfig, full_
     return not full_rebuild and previous.reusable and requested == config.vector_index
 
 
-def _segment_run(
+def segment_run(
     store: IndexStore,
     previous: incremental.PreviousBuild,
     the_plan: incremental.Plan,
@@ -332,7 +332,9 @@ def _segment_run(
     timings: dict[str, float],
     progress: Progress | None,
 ) -> tuple[Path, list[DocumentRecord], int, int]:
-    """build_next from a parse: only the parsed files' chunks are chunked, embedded and written."""
+    """build_next from a parse: only the parsed files' chunks are chunked, embedded and written
+    (a few new chunks on the torch-free query path, incremental.encode_texts). The Prefect flow
+    calls this too, as one task."""
     t = time.perf_counter()
     chunks, records = incremental.assemble_changed(the_plan, outcomes, config)
     masked = incremental.masked_paths(the_plan, previous)

@@ -66,3 +66,49 @@ def test_second_run_takes_parse_results_from_the_cache(prefect_api, small_tree, 
     ]
     assert len(parse_states) == 5
     assert set(parse_states) == {"Cached"}
+
+
+def test_a_small_change_is_published_by_segments_through_the_flow(prefect_api, small_tree, tmp_path):
+    """What a nightly `prefect deployment run ingest/...` meets: one file changed in a tree of
+    eleven; the flow writes the next build by segments (the previous build's files hard-linked,
+    one new segment), and it searches like a full rebuild of the same tree."""
+    import shutil
+
+    from flows.ingest import ingest
+    from flows.pipeline import run_ingest
+
+    tree = tmp_path / "tree"
+    shutil.copytree(small_tree, tree)
+    for n in range(6):
+        (tree / f"notes/page{n}.md").parent.mkdir(exist_ok=True)
+        (tree / f"notes/page{n}.md").write_text(
+            f"# Note {n}\n\nRelease train {n} ships the scheduler changes and the audit log fixes.\n",
+            encoding="utf-8",
+        )
+    index = tmp_path / "idx"
+    assert ingest(sources=[str(tree)], index=str(index), return_state=True).is_completed()
+    first = IndexStore(index).current_build()
+    (tree / "notes/page3.md").write_text(
+        "# Note 3\n\nThe quokka handshake renews every lease before the replica heartbeat expires.\n",
+        encoding="utf-8",
+    )
+    state = ingest(sources=[str(tree)], index=str(index), return_state=True)
+    assert state.is_completed(), state
+    assert state.result()["changed"] == 1
+    second = IndexStore(index).current_build()
+    manifest = Manifest.read(second)
+    assert len(manifest.segments) == 2 and manifest.segments[0]["deleted"] > 0
+    old = manifest.segments[0]["name"]
+    for name in ("chunks.jsonl", "embeddings.npy", "bm25/tf.npy"):
+        assert (first / "segments" / old / name).stat().st_ino == (
+            second / "segments" / old / name
+        ).stat().st_ino
+
+    full = tmp_path / "full"
+    run_ingest([tree], full, full_rebuild=True)
+    flowed, rebuilt = docmill.open_index(index), docmill.open_index(full)
+    for query in ("quokka handshake lease", "evict the least recently used entry", "audit log fixes"):
+        a = [h.chunk.id for h in flowed.search(query, k=10, mode="bm25", abstain=False).hits]
+        b = [h.chunk.id for h in rebuilt.search(query, k=10, mode="bm25", abstain=False).hits]
+        assert a == b
+    assert flowed.search("quokka handshake lease", k=1).hits[0].chunk.path.endswith("notes/page3.md")
