@@ -268,8 +268,9 @@ def upright_cell(chars: Sequence[Char], table_angle: int) -> list[Char]:
 
 def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Table, tuple[float, ...]] | None:
     """A Table from cell rectangles and the page's characters; None when it is not a real table
-    (fewer than two rows or columns: a framed paragraph, a page border; or almost every cell
-    empty: a bar chart's gridlines, a figure's boxes). A caption boxed onto the table (a first or
+    (fewer than two rows or columns, or only one column with any text: a framed paragraph, a
+    page border, boxes around prose lines; or almost every cell empty: a bar chart's gridlines,
+    a figure's boxes). A caption boxed onto the table (a first or
     last row of one cell over the whole width, "Table 7: ...") becomes its title, not a row."""
     frame = (
         min(b[0] for b in cells),
@@ -306,6 +307,8 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
     rows = [[grid[i][j] for j in keep_c] for i in keep_r]
     if len(rows) < 2 or len(rows[0]) < 2 or sum(map(bool, texts)) < MIN_FILLED * len(texts):
         return None
+    if sum(any(row[j] for row in rows) for j in range(len(rows[0]))) < 2:
+        return None  # text in one column only, the rest empty: boxes drawn around prose lines
     bold = [is_bold(cs) for cs in per_cell]
     spans = spans_in_rows(placed, texts, bold, keep_r, keep_c)
     header = header_depth(spans, rows, detect_header_rows(rows, bold_rows(spans, len(rows))))

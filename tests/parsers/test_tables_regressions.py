@@ -369,3 +369,32 @@ def test_open_frame_table_next_to_a_framed_one(tmp_path: Path) -> None:
     with pdfplumber.open(path) as doc:
         found = tables.find_tables(doc.pages[0])
     assert [[list(r) for r in t.table.rows] for t in found] == [ROWS, ROWS + ROWS[1:]]
+
+
+def test_boxes_drawn_around_prose_lines_are_not_a_table(tmp_path: Path) -> None:
+    """Each prose line in a box of its own, the boxes sharing a second, empty column (a page
+    drawn that way by its tool): the grid is two columns wide but only one holds text, so it is
+    framed prose; its lines stay prose, none is lost."""
+    path = tmp_path / "boxed-prose-lines.pdf"
+    lines = [
+        "The harbour pilots board every inbound vessel at the outer buoy before dawn.",
+        "Their launches keep station in heavy swell while the ladder is rigged amidships.",
+        "A pilot who misses the ladder waits for the next ship in the anchorage queue.",
+        "Tug masters follow the pilot's orders until the vessel is alongside the quay.",
+    ]
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    c.setFont("Helvetica", 10)
+    top, height, x0, x_text_end, x1 = 700.0, 18.0, 72.0, 470.0, 480.0
+    for i, text in enumerate(lines):
+        y = top - i * height
+        c.rect(x0, y - height, x_text_end - x0, height)
+        c.rect(x_text_end, y - height, x1 - x_text_end, height)
+        c.drawString(x0 + 3, y - 13, text)
+    c.showPage()
+    c.save()
+    with pdfplumber.open(path) as document:
+        assert tables.find_tables(document.pages[0]) == []
+    doc = _parse(path)
+    assert _tables(doc) == []
+    prose = " ".join(b.text for b in doc.blocks)
+    assert all(text in prose for text in lines)
