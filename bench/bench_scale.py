@@ -46,17 +46,19 @@ INCREMENTAL_LABEL = (
 
 
 def child_bm25(kind: str, n: int) -> dict[str, Any]:
-    """Build BM25 over the corpus's token lists with docmill or bm25s; saved for the query child."""
+    """Build BM25 over the corpus's token lists with docmill or bm25s; saved for the query child.
+    ``docmill-gen``: BM25Index.build fed by a generator that makes each chunk's list when it is
+    read, as flows.builds.build_index feeds the segment's count (not part of ``measure``)."""
     data = corpus(n)
-    token_lists = data.token_lists(data.vocabulary())
+    token_lists = token_source(data, generator=kind == "docmill-gen")
     before = current_rss_mib()
     started = time.perf_counter()
-    if kind == "docmill":
+    if kind in ("docmill", "docmill-gen"):
         from indexers.bm25 import BM25Index
 
         index = BM25Index.build(token_lists)
         seconds = time.perf_counter() - started
-        index.save(data.folder / "bm25-docmill")
+        index.save(data.folder / ("bm25-docmill" if kind == "docmill" else "bm25-docmill-gen"))
     else:
         import bm25s
 
@@ -65,6 +67,20 @@ def child_bm25(kind: str, n: int) -> dict[str, Any]:
         seconds = time.perf_counter() - started
         model.save(str(data.folder / "bm25s"), show_progress=False)
     return {"build_s": seconds, "peak_rss_mib": peak_rss_mib(), "input_rss_mib": before, "docs": n}
+
+
+def token_source(data: Any, generator: bool) -> Any:
+    """The corpus's token lists, all in memory (equal words one str), or a generator making each
+    chunk's list only when it is read."""
+    import numpy as np
+
+    vocabulary = data.vocabulary()
+    if not generator:
+        return data.token_lists(vocabulary)
+    lookup = np.array([vocabulary.get(r, "") for r in range(max(vocabulary) + 1)], dtype=object)
+    tokens = data.tokens()
+    bounds = np.concatenate([[0], np.cumsum(data.lengths(), dtype=np.int64)])
+    return (lookup[tokens[bounds[i] : bounds[i + 1]]].tolist() for i in range(len(bounds) - 1))
 
 
 def child_bm25_profile(n: int) -> dict[str, Any]:
@@ -104,17 +120,7 @@ def child_terms(kind: str, n: int) -> dict[str, Any]:
     lists, indexers.term_counts.count_terms_stream on the same lists ("stream") or on a generator
     that makes each chunk's list only when it is read ("stream-gen", as a pipeline tokenizing one
     chunk at a time would feed it)."""
-    import numpy as np
-
-    data = corpus(n)
-    vocabulary = data.vocabulary()
-    if kind == "stream-gen":
-        lookup = np.array([vocabulary.get(r, "") for r in range(max(vocabulary) + 1)], dtype=object)
-        tokens = data.tokens()
-        bounds = np.concatenate([[0], np.cumsum(data.lengths(), dtype=np.int64)])
-        source: Any = (lookup[tokens[bounds[i] : bounds[i + 1]]].tolist() for i in range(n))
-    else:
-        source = data.token_lists(vocabulary)
+    source = token_source(corpus(n), generator=kind == "stream-gen")
     before = current_rss_mib()
     started = time.perf_counter()
     if kind == "count":
@@ -553,8 +559,9 @@ def report(records: list[dict[str, Any]], sweep_rows: list[dict[str, Any]], png:
         "Synthetic corpora (bench/scale_corpus.py): chunk lengths and a Zipf-Mandelbrot vocabulary fitted to "
         "SciFact, vectors from a Gaussian mixture fitted to 3,200 real all-MiniLM-L6-v2 vectors; each "
         "measurement in its own subprocess. BM25 build: indexers.bm25.BM25Index.build vs bm25s, both given "
-        "the same token lists (peak RSS includes those lists, the same for both); the pipeline itself now "
-        "runs count_terms only (raw tf segments), timed alone by --profile-bm25.",
+        "the same token lists (peak RSS includes those lists, the same for both); BM25Index.build counts "
+        "with indexers.term_counts.count_terms_stream and computes weights block by block, as a full "
+        "build's segment does (fed one chunk's tokens at a time by flows.builds.build_index).",
         "",
         table(
             [

@@ -60,7 +60,9 @@ def build_index(
     folder = store.new_build_dir()
     steps = ["chunks", "bm25", "vectors", "manifest"]
     keys = [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
-    token_lists = [tokenizer(c.index_text) for c in chunks]
+    # Tokenised chunk by chunk as the segment's postings are counted (a str per token for every
+    # chunk at once was most of a 1M-chunk build's peak); calibration re-tokenises only its sample.
+    token_lists = (tokenizer(c.index_text) for c in chunks)
     _step(progress, steps, "chunks")
     params = BM25Params(config.k1, config.b)
     written = segmented.write_full(folder, chunks, vectors, keys, token_lists, config.vector_index, params)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,7 +75,7 @@ def write_full(
     chunks: Sequence[Chunk],
     vectors: np.ndarray,
     keys: Sequence[bytes],
-    token_lists: Sequence[Sequence[str]],
+    token_lists: Iterable[Sequence[str]],
     vector_index: str,
     bm25: BM25Params,
     number: int = 1,
@@ -161,7 +161,7 @@ def write_next(
     next_number = max((generation(i.name) for i in infos), default=0) + 1
     written_here: set[str] = set()
     if len(chunks):
-        token_lists = [tokenizer(c.index_text) for c in chunks]
+        token_lists = (tokenizer(c.index_text) for c in chunks)
         info, names = write_segment(
             folder, segment_name(next_number), chunks, vectors, keys, token_lists, vector_index
         )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -28,12 +28,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from indexers.term_counts import TermCounts, count_terms_stream
+
 FORMAT = "docmill-bm25"
 FORMAT_VERSION = 1
 VOCAB_FILE = "vocab.json"
 PARAMS_FILE = "params.json"
 ARRAY_FILES = ("data", "indices", "indptr", "doc_lengths")
 _ARRAY_KINDS = {"data": "f", "indices": "i", "indptr": "i", "doc_lengths": "i"}
+# Postings whose weights are computed at once: the float64 temporaries stay a few MiB.
+WEIGHT_BLOCK = 1 << 18
 
 
 class BM25FormatError(ValueError):
@@ -96,20 +100,15 @@ class BM25Index:
         self.avgdl = float(doc_lengths.mean()) if self.n_docs else 0.0
 
     @classmethod
-    def build(cls, token_lists: Sequence[Sequence[str]], params: BM25Params | None = None) -> BM25Index:
+    def build(cls, token_lists: Iterable[Sequence[str]], params: BM25Params | None = None) -> BM25Index:
+        """The index of ``token_lists`` (document id = position), read once: a generator that makes
+        each document's tokens when asked keeps only one document's strings alive."""
         params = params or BM25Params()
-        counts = count_terms(token_lists)
-        n_docs, lengths = counts.n_docs, counts.doc_lengths.astype(np.int64)
-        posting_terms = np.repeat(np.arange(len(counts.terms), dtype=np.int64), np.diff(counts.indptr))
-        posting_docs = counts.indices.astype(np.int64)
-        df = np.diff(counts.indptr)
-        avgdl = float(lengths.mean()) if n_docs else 0.0
-        tf = counts.tf.astype(np.int64)
-        weights = _weights(tf, df[posting_terms], lengths[posting_docs], n_docs, avgdl, params)
+        counts = count_terms_stream(token_lists)
         return cls(
             vocab=counts.terms,
             params=params,
-            data=weights.astype(np.float32),
+            data=posting_weights(counts, params),
             indices=counts.indices,
             indptr=counts.indptr,
             doc_lengths=counts.doc_lengths,
@@ -283,25 +282,10 @@ class BM25Index:
         return cls(vocab=vocab, params=bm25_params, tokenizer=params.get("tokenizer"), **arrays)
 
 
-@dataclass(frozen=True)
-class TermCounts:
-    """Term-major postings with raw term frequencies: what BM25 weights are computed from.
-    ``indices`` (int32 doc ids, ascending per term) and ``tf`` (int32) are aligned; the postings of
-    term id ``t`` (``terms[t]``) are ``indptr[t]:indptr[t+1]``."""
-
-    terms: list[str]
-    indptr: npt.NDArray[np.int64]
-    indices: npt.NDArray[np.int32]
-    tf: npt.NDArray[np.int32]
-    doc_lengths: npt.NDArray[np.int32]
-
-    @property
-    def n_docs(self) -> int:
-        return int(self.doc_lengths.shape[0])
-
-
 def count_terms(token_lists: Sequence[Sequence[str]]) -> TermCounts:
-    """Postings and term frequencies of ``token_lists`` (document id = position in the list)."""
+    """Postings and term frequencies of ``token_lists`` (document id = position in the list): the
+    plain reference (int64 keys, one np.unique) that indexers.term_counts.count_terms_stream, which
+    the builds use, must match array for array (tests/indexers/test_term_counts.py)."""
     n_docs = len(token_lists)
     if n_docs >= 2**31:
         raise ValueError(f"BM25Index holds at most 2**31 - 1 documents, got {n_docs}")
@@ -358,14 +342,49 @@ def _df(postings: Mapping[str, tuple[int, int, int]], terms: Sequence[str]) -> d
     }
 
 
+def posting_weights(counts: TermCounts, params: BM25Params) -> npt.NDArray[np.float32]:
+    """float32 BM25 weight of every posting of ``counts`` under its own statistics (N, avgdl, df).
+
+    The float64 formula of ``_weights``, operation for operation, evaluated WEIGHT_BLOCK postings at
+    a time: each step is element-wise, so the values are those of one pass over all postings, with
+    idf taken per term and the length norm per document (the same float64 numbers as computing
+    them per posting) and no int64 or float64 array as long as the postings."""
+    n_docs = counts.n_docs
+    lengths = np.asarray(counts.doc_lengths, dtype=np.int64)
+    avgdl = float(lengths.mean()) if n_docs else 0.0
+    indptr = np.asarray(counts.indptr, dtype=np.int64)
+    df = indptr[1:] - indptr[:-1]
+    idf: npt.NDArray[np.float64] = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    k1, b = params.k1, params.b
+    # Per document, as _weights per posting: (1 - b) first, then + b * |d| / avgdl.
+    norm: npt.NDArray[np.floating[Any]] = (
+        k1 * (1 - b + b * lengths / avgdl) if avgdl > 0 else np.full(n_docs, k1, dtype=np.float64)
+    )
+    del lengths
+    total = int(indptr[-1])
+    weights = np.empty(total, dtype=np.float32)
+    for start in range(0, total, WEIGHT_BLOCK):
+        end = min(start + WEIGHT_BLOCK, total)
+        first = int(np.searchsorted(indptr, start, side="right")) - 1  # terms whose postings meet the block
+        last = int(np.searchsorted(indptr, end, side="left"))
+        spans = np.minimum(indptr[first + 1 : last + 1], end) - np.maximum(indptr[first:last], start)
+        tf = counts.tf[start:end]
+        block: npt.NDArray[np.float64] = np.repeat(idf[first:last], spans) * tf
+        block *= k1 + 1
+        block /= tf + norm[counts.indices[start:end]]
+        weights[start:end] = block
+    return weights
+
+
 def _weights(
-    tf: npt.NDArray[np.int64],
-    df: npt.NDArray[np.int64],
-    doc_length: npt.NDArray[np.int64],
+    tf: npt.NDArray[np.integer[Any]],
+    df: npt.NDArray[np.integer[Any]],
+    doc_length: npt.NDArray[np.integer[Any]],
     n_docs: int,
     avgdl: float,
     params: BM25Params,
 ) -> npt.NDArray[np.float64]:
+    """The weight formula per posting, in one pass (the reference ``posting_weights`` follows)."""
     idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
     norm = params.k1 * (1 - params.b + params.b * doc_length / avgdl) if avgdl > 0 else params.k1
     result: npt.NDArray[np.float64] = idf * tf * (params.k1 + 1) / (tf + norm)

@@ -33,14 +33,14 @@ from indexers.bm25 import (
     BM25Index,
     BM25Params,
     BM25Result,
-    TermCounts,
     _load_array,
     _read_json,
-    _weights,
+    posting_weights,
     top_hits,
 )
 from indexers.layout import DELETED_ROWS_FILE, DELETED_STATS_FILE
 from indexers.rowmap import RowMap
+from indexers.term_counts import TermCounts
 
 FORMAT = "docmill-bm25-segment"
 FORMAT_VERSION = 1
@@ -67,14 +67,7 @@ class SegmentPostings:
     def with_weights(self, params: BM25Params) -> SegmentPostings:
         """These postings plus their weights under their own statistics (BM25Index's values)."""
         counts = self.counts
-        indptr = np.asarray(counts.indptr, dtype=np.int64)
-        df: npt.NDArray[np.int64] = indptr[1:] - indptr[:-1]
-        lengths = np.asarray(counts.doc_lengths, dtype=np.int64)
-        terms = np.repeat(np.arange(len(df)), df)
-        avgdl = float(lengths.mean()) if counts.n_docs else 0.0
-        tf = np.asarray(counts.tf, dtype=np.int64)
-        docs = np.asarray(counts.indices, dtype=np.int64)
-        weights = _weights(tf, df[terms], lengths[docs], counts.n_docs, avgdl, params).astype(np.float32)
+        weights = posting_weights(counts, params)
         return SegmentPostings(counts, weights, (params.k1, params.b))
 
     def save(self, folder: Path) -> list[Path]:
@@ -326,7 +319,7 @@ class SegmentedBM25:
         local = segment.indices[start:end]
         tf = segment.tf[start:end]
         k1 = self.params.k1
-        # BM25Index's expression in its order (indexers/bm25.py _weights): float64, then float32,
+        # BM25Index's expression in its order (indexers/bm25.py posting_weights): float64, then float32,
         # so a segment scores like a full build.
         weights = (idf * tf * (k1 + 1) / (tf + segment.norm[local])).astype(np.float32)
         if end - start <= self.cache_postings:

@@ -15,7 +15,7 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from chunkers.model import Chunk
 from indexers import ann
-from indexers.bm25 import BM25Params, count_terms
+from indexers.bm25 import BM25Params
 from indexers.bm25_segments import Deletions, SegmentPostings, check_deleted_tokens, merge_postings
 from indexers.layout import (
     BM25_DIR,
@@ -40,6 +40,7 @@ from indexers.layout import (
 )
 from indexers.manifest import ManifestError
 from indexers.rowmap import RowMap
+from indexers.term_counts import count_terms_stream
 from indexers.tokenize import Tokenizer
 from indexers.vectors import build_faiss, save_faiss
 
@@ -158,17 +159,20 @@ def write_segment(
     chunks: Sequence[Chunk],
     vectors: np.ndarray,
     keys: Sequence[bytes],
-    token_lists: Sequence[Sequence[str]],
+    token_lists: Iterable[Sequence[str]],
     vector_index: str = "auto",
     weights_for: BM25Params | None = None,
 ) -> tuple[SegmentInfo, list[str]]:
     """A new segment in ``build`` from chunks with their vectors, embedding keys and BM25 tokens;
     returns its entry and its file names relative to the build. ``vector_index``: the FAISS kind
     asked for (indexers.ann.choose picks by the segment's size for "auto"). ``weights_for``: also
-    store BM25 weights under the segment's own statistics (a full build: it is the whole corpus)."""
-    if not len(chunks) == len(vectors) == len(keys) == len(token_lists):
+    store BM25 weights under the segment's own statistics (a full build: it is the whole corpus).
+    ``token_lists`` is read once, after the vectors are written, so a generator tokenising chunk by
+    chunk never holds more than one chunk's tokens (flows.builds.build_index)."""
+    tokens = len(token_lists) if isinstance(token_lists, Sized) else len(chunks)
+    if not len(chunks) == len(vectors) == len(keys) == tokens:
         raise ValueError(
-            f"{len(chunks)} chunks, {len(vectors)} vectors, {len(keys)} keys, {len(token_lists)} token lists"
+            f"{len(chunks)} chunks, {len(vectors)} vectors, {len(keys)} keys, {tokens} token lists"
         )
     folder = segment_folder(build, name)
     folder.mkdir(parents=True)
@@ -177,7 +181,10 @@ def write_segment(
     np.save(folder / EMBEDDINGS_FILE, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
     np.save(folder / EMBEDDING_KEYS_FILE, np.asarray(keys, dtype="S64"), allow_pickle=False)
     spec = _save_vectors(folder, np.ascontiguousarray(vectors, dtype=np.float32), vector_index)
-    postings = SegmentPostings(count_terms(token_lists))
+    counts = count_terms_stream(token_lists)
+    if counts.n_docs != len(chunks):
+        raise ValueError(f"{len(chunks)} chunks, {counts.n_docs} token lists")
+    postings = SegmentPostings(counts)
     (postings.with_weights(weights_for) if weights_for is not None else postings).save(folder / BM25_DIR)
     return SegmentInfo(name, len(chunks), vectors=spec.to_json()), _segment_files(folder, build)
 
