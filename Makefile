@@ -28,12 +28,15 @@ run: $(STAMP)
 	$(BIN)/docmill query index "bm25 only: rate limiter tokens" --k 3 --mode bm25
 
 # The search page is tested in a real headless browser (tests/docmill/test_page.py): Debian's
-# chromium + chromium-driver, installed once when missing (as root, or through sudo).
+# chromium + chromium-driver; Arabic table cells are drawn with DejaVu Sans (fonts-dejavu-core,
+# tests/parsers/test_unruled.py). Installed once when missing (as root, or through sudo).
 browser:
-	@test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || { \
+	@test -x /usr/bin/chromium -a -x /usr/bin/chromedriver \
+		-a -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || { \
 		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver; }
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver \
+			fonts-dejavu-core; }
 
 test: $(STAMP) browser
 	$(BIN)/pytest -q
