@@ -262,18 +262,7 @@ class BM25Index:
         The tokenizer dict is returned as stored (``.tokenizer``); checking it is the caller's job.
         """
         folder = Path(folder)
-        params = _read_json(folder / PARAMS_FILE)
-        if not isinstance(params, dict) or params.get("format") != FORMAT:
-            raise BM25FormatError(f"{folder / PARAMS_FILE} is not a {FORMAT} params file")
-        if params.get("format_version") != FORMAT_VERSION:
-            raise BM25FormatError(
-                f"{folder} has BM25 format version {params.get('format_version')!r}; "
-                f"this docmill reads version {FORMAT_VERSION}: rebuild the index"
-            )
-        vocab = _read_json(folder / VOCAB_FILE)
-        if not isinstance(vocab, list):
-            raise BM25FormatError(f"{folder / VOCAB_FILE} must hold a JSON list of terms")
-        arrays = {name: _load_array(folder / f"{name}.npy", _ARRAY_KINDS[name], mmap) for name in ARRAY_FILES}
+        params, vocab, arrays = read_folder(folder, FORMAT, FORMAT_VERSION, "BM25", _ARRAY_KINDS, mmap)
         _check_shapes(folder, params, vocab, arrays)
         try:
             bm25_params = BM25Params(k1=params["k1"], b=params["b"])
@@ -398,6 +387,27 @@ def _read_json(path: Path) -> Any:
         raise BM25FormatError(f"BM25 index file missing: {path}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BM25FormatError(f"BM25 index file {path} is not valid JSON: {exc}") from exc
+
+
+def read_folder(
+    folder: Path, fmt: str, version: int, what: str, kinds: Mapping[str, str], mmap: bool
+) -> tuple[dict[str, Any], list[Any], dict[str, npt.NDArray[Any]]]:
+    """The params, vocabulary and arrays (``kinds``: array name -> dtype kind) of a folder in
+    format ``fmt`` (BM25Index's, or a segment's: indexers.bm25_segments), each checked for its
+    format, version and type; BM25FormatError naming the file otherwise. Shapes are the caller's."""
+    params = _read_json(folder / PARAMS_FILE)
+    if not isinstance(params, dict) or params.get("format") != fmt:
+        raise BM25FormatError(f"{folder / PARAMS_FILE} is not a {fmt} params file")
+    if params.get("format_version") != version:
+        raise BM25FormatError(
+            f"{folder} has {what} format version {params.get('format_version')!r}; "
+            f"this docmill reads version {version}: rebuild the index"
+        )
+    vocab = _read_json(folder / VOCAB_FILE)
+    if not isinstance(vocab, list):
+        raise BM25FormatError(f"{folder / VOCAB_FILE} must hold a JSON list of terms")
+    arrays = {name: _load_array(folder / f"{name}.npy", kind, mmap) for name, kind in kinds.items()}
+    return params, vocab, arrays
 
 
 def _load_array(path: Path, kind: str, mmap: bool) -> npt.NDArray[Any]:

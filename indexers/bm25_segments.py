@@ -36,6 +36,7 @@ from indexers.bm25 import (
     _load_array,
     _read_json,
     posting_weights,
+    read_folder,
     top_hits,
 )
 from indexers.layout import DELETED_ROWS_FILE, DELETED_STATS_FILE
@@ -96,18 +97,9 @@ class SegmentPostings:
     @classmethod
     def load(cls, folder: Path, mmap: bool = True) -> SegmentPostings:
         """Read ``save``'s files; BM25FormatError naming the file on anything missing or inconsistent."""
-        params = _read_json(folder / PARAMS_FILE)
-        if not isinstance(params, dict) or params.get("format") != FORMAT:
-            raise BM25FormatError(f"{folder / PARAMS_FILE} is not a {FORMAT} params file")
-        if params.get("format_version") != FORMAT_VERSION:
-            raise BM25FormatError(
-                f"{folder} has BM25 segment format version {params.get('format_version')!r}; "
-                f"this docmill reads version {FORMAT_VERSION}: rebuild the index"
-            )
-        vocab = _read_json(folder / VOCAB_FILE)
-        if not isinstance(vocab, list):
-            raise BM25FormatError(f"{folder / VOCAB_FILE} must hold a JSON list of terms")
-        arrays = {name: _load_array(folder / f"{name}.npy", _ARRAY_KINDS[name], mmap) for name in ARRAY_FILES}
+        params, vocab, arrays = read_folder(
+            folder, FORMAT, FORMAT_VERSION, "BM25 segment", _ARRAY_KINDS, mmap
+        )
         problems = []
         if len(arrays["indptr"]) != len(vocab) + 1:
             problems.append(f"indptr has {len(arrays['indptr'])} entries for {len(vocab)} terms")
