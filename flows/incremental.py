@@ -149,6 +149,16 @@ class PreviousBuild:
         return EmbeddingCache(keys, vectors) if keys else EmbeddingCache.empty()
 
 
+def reusable_embeddings(
+    store: IndexStore, previous: PreviousBuild | None, full_rebuild: bool
+) -> EmbeddingCache:
+    """What a whole build may take its vectors from: nothing on a full rebuild, else the current
+    build's embeddings (a schema-1 build's through legacy_cache)."""
+    if full_rebuild:
+        return EmbeddingCache.empty()
+    return previous.cache if previous is not None else legacy_cache(store)
+
+
 def legacy_cache(store: IndexStore) -> EmbeddingCache:
     """The embeddings of a current build made before builds were segments (schema 1: one
     embeddings.npy and embedding_keys.npy at the build's root, sizes checked against its

@@ -189,10 +189,7 @@ def _whole_build(
     when the flow runs there)."""
     chunks, records = chunk_task(the_plan, outcomes, config)
     graph = incremental.assemble_graph(the_plan, outcomes, previous)
-    if full_rebuild:
-        cache = incremental.EmbeddingCache.empty()
-    else:
-        cache = previous.cache if previous is not None else incremental.legacy_cache(IndexStore(index))
+    cache = incremental.reusable_embeddings(IndexStore(index), previous, full_rebuild)
     vectors, embedded = _embed(chunks, config, cache)
     extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": embedded}}
     folder = build_task(index, chunks, vectors, records, config, sources, extra, reuse, graph)

@@ -399,10 +399,7 @@ def _full_run(
     timings["chunk"] = time.perf_counter() - t
     check_outcome(records, chunks, config)
     graph = incremental.assemble_graph(the_plan, outcomes, previous)
-    if full_rebuild:
-        cache = incremental.EmbeddingCache.empty()
-    else:
-        cache = previous.cache if previous is not None else incremental.legacy_cache(store)
+    cache = incremental.reusable_embeddings(store, previous, full_rebuild)
     work = incremental.embedding_work(chunks, config.embedding_id, cache)
     t = time.perf_counter()
     if work.texts:
