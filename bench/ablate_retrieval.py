@@ -17,9 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import docmill  # noqa: E402
-from docmill.eval import ensure_index, evaluate, load_beir  # noqa: E402
-from indexers.bm25 import BM25Index, BM25Params  # noqa: E402
-from indexers.tokenize import Tokenizer  # noqa: E402
+from docmill.eval.runner import ensure_index, evaluate, load_beir  # noqa: E402
+from indexers.lexical.bm25 import BM25Index, BM25Params  # noqa: E402
+from indexers.lexical.tokenize import Tokenizer  # noqa: E402
 
 TOKENIZERS = {
     "default": {},
@@ -33,13 +33,13 @@ FUSIONS = {
     "rrf k=100": {"rrf_k": 100},
     "bm25 w=0.5": {"weights": {"bm25": 0.5}},
     "vector w=0.5": {"weights": {"vector": 0.5}},
-    "calibrated": None,  # weights from indexers.calibrate on this index (what a fresh build stores)
+    "calibrated": None,  # weights from indexers.ranking.calibrate on this index (what a fresh build stores)
 }
 
 
 def calibrated_weights(index) -> dict:
 
-    from indexers.calibrate import calibrate_fusion
+    from indexers.ranking.calibrate import calibrate_fusion
 
     vectors = index.embeddings()
     result = calibrate_fusion(index.chunks.all(), index.bm25, index.tokenizer, vectors, index.embedder.encode)

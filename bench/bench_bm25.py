@@ -20,8 +20,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # before numpy: keep every librar
 
 import numpy as np  # noqa: E402
 
-from indexers.bm25 import BM25Index, BM25Params  # noqa: E402
-from indexers.tokenize import Tokenizer  # noqa: E402
+from indexers.lexical.bm25 import BM25Index, BM25Params  # noqa: E402
+from indexers.lexical.tokenize import Tokenizer  # noqa: E402
 
 DEFAULT_CORPUS = Path("/work/shared/eval/retrieval/scifact")
 TOP_K = 100

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import BENCH_CACHE, REPO, median, table  # noqa: E402
-from indexers.layout import CURRENT  # noqa: E402
+from indexers.build.files import CURRENT  # noqa: E402
 
 QUERY = "How do I install Lumen on Linux?"
 

@@ -34,7 +34,7 @@ def passages(corpus: list[dict[str, Any]], n: int, words: int = 150) -> list[str
 
 def subset(docs: int) -> tuple[list[str], list[str], dict[str, str], dict[str, dict[str, int]]]:
     """(doc ids, doc texts, queries, qrels) for a SciFact subset of ``docs`` documents."""
-    from docmill.eval import load_beir
+    from docmill.eval.runner import load_beir
 
     beir = load_beir(SCIFACT, "train")
     corpus = {
@@ -63,7 +63,7 @@ def ndcg(
     queries: dict[str, str],
     qrels: dict[str, dict[str, int]],
 ) -> float:
-    from docmill.metrics import ndcg_at_k
+    from indexers.ranking.metrics import ndcg_at_k
 
     doc_vectors = encode(texts)
     query_vectors = encode(list(queries.values()))
@@ -80,7 +80,7 @@ def torch_int8_encoder(path: str) -> Callable[[list[str]], np.ndarray]:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from indexers.vectors import _torch_threads
+    from indexers.dense.embedder import _torch_threads
 
     model = torch.ao.quantization.quantize_dynamic(
         SentenceTransformer(path, device="cpu"), {torch.nn.Linear}, dtype=torch.qint8
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> str:
 
     from sentence_transformers import SentenceTransformer
 
-    from indexers.vectors import Embedder, resolve_model
+    from indexers.dense.embedder import Embedder, resolve_model
 
     path = resolve_model("all-MiniLM-L6-v2")
     plain = SentenceTransformer(path, device="cpu")

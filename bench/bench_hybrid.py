@@ -44,7 +44,7 @@ STAGES = ("tokenize", "bm25", "readable", "embed", "faiss", "abstain", "fusion",
 def stage_runner(index: Any, k: int = 10, fetch_k: int = 100) -> Callable[[str], dict[str, float]]:
     """One query through the hybrid steps, each timed (ms); the results feed the next step as in
     HybridIndex.search."""
-    from indexers.fusion import rrf
+    from indexers.ranking.fusion import rrf
 
     embedder = index.embedder
     weights = index.fusion_weights
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> str:
     args = parser.parse_args(argv)
 
     import docmill
-    from indexers.vectors import Embedder
+    from indexers.dense.embedder import Embedder
 
     path = scifact_index(args.index)
     queries = [q["text"] for q in load_jsonl(SCIFACT / "queries.jsonl")][: args.queries]

@@ -84,8 +84,8 @@ def generate(root: Path, files: int, seed: int = 7) -> None:
 
 def ingest(tree: Path, index: Path) -> tuple[float, dict]:
     """Wall seconds of one `docmill ingest` process, and what it did (from the build's manifest)."""
-    from indexers.manifest import Manifest
-    from indexers.store import IndexStore
+    from indexers.build.manifest import Manifest
+    from indexers.build.store import IndexStore
 
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     docmill = Path(sys.executable).with_name("docmill")
@@ -152,8 +152,8 @@ def check_vectors(build: Path) -> str:
 
     import numpy as np
 
-    from indexers.manifest import Manifest
-    from indexers.vectors import Embedder
+    from indexers.build.manifest import Manifest
+    from indexers.dense.embedder import Embedder
 
     newest = Manifest.read(build).segments[-1]["name"]
     folder = build / "segments" / newest
@@ -197,8 +197,8 @@ def main() -> None:
     shutil.rmtree(work, ignore_errors=True)
     generate(tree, args.files)
     full_s, full_cpu, rss = full_build(tree, index)
-    from indexers.manifest import Manifest
-    from indexers.store import IndexStore
+    from indexers.build.manifest import Manifest
+    from indexers.build.store import IndexStore
 
     counts = Manifest.read(IndexStore(index).current_build()).counts
     print(

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import BENCH_CACHE, current_rss_mib, median, run_child, table  # noqa: E402
-from indexers.layout import BM25_DIR, CHUNKS_FILE, OFFSETS_FILE, SEGMENTS_DIR, VECTORS_FILE  # noqa: E402
+from indexers.build.files import BM25_DIR, CHUNKS_FILE, OFFSETS_FILE, SEGMENTS_DIR, VECTORS_FILE  # noqa: E402
 
 
 def generate(root: Path, n: int, dim: int = 384, seed: int = 7) -> Path:
@@ -28,8 +28,8 @@ def generate(root: Path, n: int, dim: int = 384, seed: int = 7) -> Path:
     from chunkers.model import Chunk, chunk_id
     from flows.config import IngestConfig
     from flows.pipeline import build_index
-    from indexers.manifest import DocumentRecord
-    from indexers.store import IndexStore
+    from indexers.build.manifest import DocumentRecord
+    from indexers.build.store import IndexStore
 
     store = IndexStore(root)
     if store.current_name() is not None:
@@ -69,7 +69,7 @@ def child(kind: str, root: str) -> None:
     import numpy as np
 
     import docmill
-    from indexers.store import IndexStore
+    from indexers.build.store import IndexStore
 
     build = IndexStore(root).current_build()
     before = current_rss_mib()
@@ -79,7 +79,7 @@ def child(kind: str, root: str) -> None:
         opened = time.perf_counter() - started
         index.search("term1 term17 term230", k=10, mode="bm25", abstain=False)
     else:
-        from indexers.vectors import load_faiss
+        from indexers.dense.embedder import load_faiss
 
         segment = next((build / SEGMENTS_DIR).iterdir())  # one segment: a full build
         kept = [load_faiss(segment / VECTORS_FILE, mmap=False), (segment / CHUNKS_FILE).read_bytes()]
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> str:
         return ""
     root = BENCH_CACHE / f"open-{args.chunks}-segments"
     generate(root, args.chunks)
-    from indexers.store import IndexStore
+    from indexers.build.store import IndexStore
 
     build = IndexStore(root).current_build()
     disk = sum(p.stat().st_size for p in build.rglob("*") if p.is_file()) / 2**20

@@ -1,4 +1,4 @@
-"""Text-PDF ingest: ``parsers.pdf.parse`` vs a plain pdfplumber ``extract_text`` loop, pages/s and
+"""Text-PDF ingest: ``parsers.pdf.parser.parse`` vs a plain pdfplumber ``extract_text`` loop, pages/s and
 peak RSS, each run in a fresh subprocess (ru_maxrss), alternated, median of ``--repeat``.
 
 docmill runs with its defaults (``pdf_workers=2``: helper processes parse page ranges; their start-up
@@ -73,9 +73,9 @@ def child(kind: str, files: list[str]) -> None:
     if kind.startswith("docmill"):
         import resource
 
-        from parsers import pdf_pool
         from parsers.options import ParseOptions
-        from parsers.pdf import parse
+        from parsers.pdf import pool as pdf_pool
+        from parsers.pdf.parser import parse
         from parsers.source import SourceFile
 
         options = ParseOptions(ocr=False, pdf_workers=1 if kind == "docmill-serial" else 2)

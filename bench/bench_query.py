@@ -30,15 +30,15 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 from bench.common import REPO, SCIFACT, interleaved, median, percentile, table  # noqa: E402
-from indexers.layout import CURRENT  # noqa: E402
+from indexers.build.files import CURRENT  # noqa: E402
 
 
 def scifact_index(index: Path | None) -> Path:
     """``index``, else the newest built SciFact index in the eval cache (what `docmill eval` keeps
     current; a build for an older config differs in chunking/fusion details, not in what a query
     costs), else one built now through ``ensure_index`` (~20-40 min of embedding here)."""
-    from docmill.eval import DEFAULT_CACHE, ensure_index, load_beir
-    from indexers.store import IndexStore
+    from docmill.eval.runner import DEFAULT_CACHE, ensure_index, load_beir
+    from indexers.build.store import IndexStore
 
     if index is not None:
         return index
@@ -122,7 +122,7 @@ def thread_study(queries: list[str], model_path: str) -> str:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from indexers.vectors import Embedder
+    from indexers.dense.embedder import Embedder
 
     st = SentenceTransformer(model_path, device="cpu")
     onnx1 = Embedder(query_cache_size=0)
@@ -161,8 +161,8 @@ def main(argv: list[str] | None = None) -> str:
     args = parser.parse_args(argv)
 
     import docmill
-    from docmill.eval import load_beir
-    from indexers.vectors import Embedder, resolve_model, search_faiss
+    from docmill.eval.runner import load_beir
+    from indexers.dense.embedder import Embedder, resolve_model, search_faiss
 
     model_path = resolve_model("all-MiniLM-L6-v2")
     queries = list(load_beir(SCIFACT, "train").queries.values())[: args.queries]

@@ -54,7 +54,7 @@ def child_bm25(kind: str, n: int) -> dict[str, Any]:
     before = current_rss_mib()
     started = time.perf_counter()
     if kind in ("docmill", "docmill-gen"):
-        from indexers.bm25 import BM25Index
+        from indexers.lexical.bm25 import BM25Index
 
         index = BM25Index.build(token_lists)
         seconds = time.perf_counter() - started
@@ -89,7 +89,7 @@ def child_bm25_profile(n: int) -> dict[str, Any]:
     import cProfile
     import pstats
 
-    from indexers.bm25 import BM25Index
+    from indexers.lexical.bm25 import BM25Index
 
     data = corpus(n)
     token_lists = data.token_lists(data.vocabulary())
@@ -116,19 +116,19 @@ def child_bm25_profile(n: int) -> dict[str, Any]:
 
 
 def child_terms(kind: str, n: int) -> dict[str, Any]:
-    """Term counting alone, the step BM25 builds share: indexers.bm25.count_terms on the token
-    lists, indexers.term_counts.count_terms_stream on the same lists ("stream") or on a generator
+    """Term counting alone, the step BM25 builds share: indexers.lexical.bm25.count_terms on the token
+    lists, indexers.lexical.term_counts.count_terms_stream on the same lists ("stream") or on a generator
     that makes each chunk's list only when it is read ("stream-gen", as a pipeline tokenizing one
     chunk at a time would feed it)."""
     source = token_source(corpus(n), generator=kind == "stream-gen")
     before = current_rss_mib()
     started = time.perf_counter()
     if kind == "count":
-        from indexers.bm25 import count_terms
+        from indexers.lexical.bm25 import count_terms
 
         counts = count_terms(source)
     else:
-        from indexers.term_counts import count_terms_stream
+        from indexers.lexical.term_counts import count_terms_stream
 
         counts = count_terms_stream(source)
     seconds = time.perf_counter() - started
@@ -145,7 +145,7 @@ def child_bm25_query(n: int) -> dict[str, Any]:
     loaded with mmap, alternated query by query."""
     import bm25s
 
-    from indexers.bm25 import BM25Index
+    from indexers.lexical.bm25 import BM25Index
 
     data = corpus(n)
     queries = data.query_words(data.vocabulary())
@@ -173,8 +173,8 @@ def child_vectors(n: int) -> dict[str, Any]:
     sweep of recall vs p50."""
     import numpy as np
 
-    from indexers import ann
-    from indexers.vectors import build_faiss, search_faiss
+    from indexers.dense import ann
+    from indexers.dense.embedder import build_faiss, search_faiss
 
     data = corpus(n)
     vectors = np.ascontiguousarray(data.vectors())
@@ -237,7 +237,7 @@ def _chunks(texts: list[str], first_row: int = 0) -> list[Any]:
 
 
 def _records(chunks: list[Any]) -> list[Any]:
-    from indexers.manifest import DocumentRecord
+    from indexers.build.manifest import DocumentRecord
 
     per_file: dict[str, int] = {}
     for chunk in chunks:
@@ -260,7 +260,7 @@ def child_build(n: int) -> dict[str, Any]:
 
     from flows.config import IngestConfig
     from flows.pipeline import build_index, embedding_info, publish
-    from indexers.store import IndexStore
+    from indexers.build.store import IndexStore
 
     resource.setrlimit(resource.RLIMIT_AS, (BUILD_ADDRESS_LIMIT, BUILD_ADDRESS_LIMIT))
     data = corpus(n)
@@ -448,7 +448,7 @@ def sweep(sizes: list[int]) -> list[dict[str, Any]]:
     import numpy as np
 
     from bench.scale_corpus import Mixture, seed_vectors
-    from indexers.vectors import build_faiss, search_faiss
+    from indexers.dense.embedder import build_faiss, search_faiss
 
     mixture = Mixture.fit(seed_vectors())
     rng = np.random.default_rng(21)
@@ -558,9 +558,10 @@ def report(records: list[dict[str, Any]], sweep_rows: list[dict[str, Any]], png:
     lines = [
         "Synthetic corpora (bench/scale_corpus.py): chunk lengths and a Zipf-Mandelbrot vocabulary fitted to "
         "SciFact, vectors from a Gaussian mixture fitted to 3,200 real all-MiniLM-L6-v2 vectors; each "
-        "measurement in its own subprocess. BM25 build: indexers.bm25.BM25Index.build vs bm25s, both given "
+        "measurement in its own subprocess. BM25 build: indexers.lexical.bm25.BM25Index.build vs bm25s, "
+        "both given "
         "the same token lists (peak RSS includes those lists, the same for both); BM25Index.build counts "
-        "with indexers.term_counts.count_terms_stream and computes weights block by block, as a full "
+        "with indexers.lexical.term_counts.count_terms_stream and computes weights block by block, as a full "
         "build's segment does (fed one chunk's tokens at a time by flows.builds.build_index).",
         "",
         table(
@@ -676,8 +677,8 @@ def profile_report(profiles: dict[int, dict[str, Any]]) -> str:
                 p[kind]["input_rss_mib"],
             )
             for kind, label in (
-                ("count", "indexers.bm25.count_terms (token lists in memory)"),
-                ("stream", "indexers.term_counts.count_terms_stream (same lists)"),
+                ("count", "indexers.lexical.bm25.count_terms (token lists in memory)"),
+                ("stream", "indexers.lexical.term_counts.count_terms_stream (same lists)"),
                 ("stream-gen", "count_terms_stream from a generator (one chunk's list at a time)"),
             )
         ]

@@ -56,8 +56,8 @@ def main() -> None:
 
     from flows.config import IngestConfig
     from flows.pipeline import build_index, publish, publish_changes
-    from indexers.manifest import DocumentRecord
-    from indexers.store import IndexStore
+    from indexers.build.manifest import DocumentRecord
+    from indexers.build.store import IndexStore
 
     started = time.perf_counter()
     chunks, vectors = corpus(args.chunks)

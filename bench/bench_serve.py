@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx  # noqa: E402
 
 from bench.common import BENCH_CACHE, REPO, SCIFACT, percentile, table  # noqa: E402
-from indexers.layout import BUILDS, CHUNKS_FILE  # noqa: E402
+from indexers.build.files import BUILDS, CHUNKS_FILE  # noqa: E402
 
 WORK = BENCH_CACHE / "serve"
 DOCMILL = str(REPO / ".venv/bin/docmill")

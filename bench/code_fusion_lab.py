@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from code_questions import load, symbol_matches  # noqa: E402
 
 import docmill  # noqa: E402
-from docmill.eval import document_ranking, load_beir  # noqa: E402
-from docmill.metrics import ndcg_at_k  # noqa: E402
-from indexers.fusion import rrf  # noqa: E402
+from docmill.eval.runner import document_ranking, load_beir  # noqa: E402
+from indexers.ranking.fusion import rrf  # noqa: E402
+from indexers.ranking.metrics import ndcg_at_k  # noqa: E402
 
 Lists = dict[str, list[list[float]]]
 Rule = Callable[[Lists, dict[str, float]], list[int]]

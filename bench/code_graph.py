@@ -1,7 +1,7 @@
 """Measure the code graph on a real tree.
 
     PYTHONPATH=. .venv/bin/python bench/code_graph.py ast TREE
-        calls found by parsers.code_graph vs Python's own ``ast`` (every ast.Call whose func is a
+        calls found by parsers.code.graph vs Python's own ``ast`` (every ast.Call whose func is a
         Name or an Attribute, as distinct (callee name, line) pairs; an ``from m import f as g`` alias is
         mapped back to ``f`` on both sides): recall and precision over the tree's .py files.
     PYTHONPATH=. .venv/bin/python bench/code_graph.py map TREE [--tokens 1024]
@@ -27,11 +27,11 @@ from tree_sitter import Parser
 
 from docmill.graph import CodeGraph
 from docmill.repomap import repo_map
-from indexers.graph import FileGraph, read_rows, write_graph
-from indexers.layout import GRAPH_FILE
-from parsers.code import parse
-from parsers.code_graph import extract
-from parsers.code_languages import LANGUAGE_BY_SUFFIX, load_language
+from indexers.build.files import GRAPH_FILE
+from indexers.build.graph_file import FileGraph, read_rows, write_graph
+from parsers.code.graph import extract
+from parsers.code.languages import LANGUAGE_BY_SUFFIX, load_language
+from parsers.code.parser import parse
 from parsers.model import SkipFile
 from parsers.options import ParseOptions
 from parsers.source import SourceFile

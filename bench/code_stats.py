@@ -3,7 +3,7 @@
     python bench/code_stats.py --tree NAME=PATH[@SUFFIX] ... [--markdown DIR] [--json]
 
 Each ``--tree`` is parsed and chunked exactly as an ingest would (``parsers.registry.parse_path``
-then ``chunkers.registry.chunk_document``); only files the code parser handles are counted.
+then ``chunkers.document.chunk_document``); only files the code parser handles are counted.
 ``@SUFFIX`` parses every file as if it had that suffix (e.g. ``@.hpp`` for C++ headers named
 ``.h``, which docmill otherwise reads with the C grammar). ``--markdown DIR`` parses every ``.md``
 file there and prints, per file, which constructs the source has and what our blocks kept of
@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chunkers.registry import chunk_document
+from chunkers.document import chunk_document
 from chunkers.sizing import ChunkOptions, count_tokens
 from parsers.model import ParsedDocument, SkipFile
 from parsers.registry import parse_path, parser_name_for

@@ -15,9 +15,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import docmill  # noqa: E402
-from docmill.eval import document_ranking, load_beir  # noqa: E402
-from docmill.metrics import ndcg_at_k  # noqa: E402
-from indexers.fusion import rrf  # noqa: E402
+from docmill.eval.runner import document_ranking, load_beir  # noqa: E402
+from indexers.ranking.fusion import rrf  # noqa: E402
+from indexers.ranking.metrics import ndcg_at_k  # noqa: E402
 
 
 def collect(index, data, depth: int = 100) -> dict:

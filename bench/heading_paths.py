@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from chunkers.registry import chunk_document
-from parsers import pdf
+from chunkers.document import chunk_document
 from parsers.model import ParsedDocument
 from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
 from parsers.source import SourceFile
 
 _NUM = re.compile(r"^(?:chapter\s+)?(\d{1,2}(?:\.\d{1,3})*)\.?\s", re.I)

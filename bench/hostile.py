@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from flows.pipeline import ParseOutcome, SourceRef, parse_file  # noqa: E402
-from indexers.manifest import DocumentRecord  # noqa: E402
+from indexers.build.manifest import DocumentRecord  # noqa: E402
 from parsers.model import SkipFile  # noqa: E402
 from parsers.options import ParseOptions  # noqa: E402
 

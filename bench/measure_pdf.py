@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from docmill.metrics import char_error_rate as cer
+from indexers.ranking.metrics import char_error_rate as cer
 from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
 from parsers.registry import parse_path

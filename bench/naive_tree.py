@@ -9,7 +9,7 @@ top-level functions, each method (``Class.method``) and each class's own lines; 
 bm25s (k1 0.9, b 0.4) over lowercased alphanumeric runs split at camelCase/snake_case plus CJK
 character bigrams; the vector side is all-MiniLM-L6-v2 cosine; hybrid is plain RRF (k=60, equal
 weights) of each side's top 100. Scored with the same rules as `docmill eval --queries`
-(docmill.questions), so the two tables compare. It never abstains: its off-topic row is what a
+(docmill.eval.questions), so the two tables compare. It never abstains: its off-topic row is what a
 pipeline without abstaining does.
 """
 
@@ -28,9 +28,9 @@ from typing import Any
 import bm25s
 import numpy as np
 
-from docmill.questions import Question, Tally, first_rank, load_questions, select_half, tally_question
-from indexers.fusion import rrf
-from indexers.vectors import Embedder
+from docmill.eval.questions import Question, Tally, first_rank, load_questions, select_half, tally_question
+from indexers.dense.embedder import Embedder
+from indexers.ranking.fusion import rrf
 
 WORD = re.compile(r"[A-Za-z0-9]+")
 CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")

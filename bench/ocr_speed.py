@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import parsers
-from docmill.metrics import char_error_rate as cer
-from parsers import ocr
+from indexers.ranking.metrics import char_error_rate as cer
 from parsers.options import ParseOptions
+from parsers.pdf import ocr
 from parsers.registry import parse_path
 
 TIMES: dict[str, float] = defaultdict(float)
@@ -96,8 +96,8 @@ def load_revision(rev: str) -> Any:
 
 
 def run_case(module: Any, path: Path, reference: str, dpi: int) -> dict[str, Any]:
-    """Parse ``path`` with ``module`` standing in for parsers.ocr (pdf.py imports it lazily)."""
-    sys.modules["parsers.ocr"] = parsers.ocr = module
+    """Parse ``path`` with ``module`` standing in for parsers.pdf.ocr (pdf.py imports it lazily)."""
+    sys.modules["parsers.pdf.ocr"] = parsers.pdf.ocr = module
     TIMES.clear()
     CALLS.clear()
     t0, c0 = time.perf_counter(), time.process_time()
@@ -136,7 +136,7 @@ def main() -> None:
         for label, module in modules.items():
             report[f"{name} ({label})"] = result = run_case(module, path, reference, args.dpi)
             print(f"{name} ({label})", json.dumps(result), flush=True)
-    sys.modules["parsers.ocr"] = parsers.ocr = ocr
+    sys.modules["parsers.pdf.ocr"] = parsers.pdf.ocr = ocr
     print(json.dumps(report, indent=1))
 
 

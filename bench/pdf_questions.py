@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 
 import docmill
-from indexers.bm25 import BM25Index
-from indexers.fusion import rrf
-from indexers.tokenize import Tokenizer
-from indexers.vectors import Embedder
+from indexers.dense.embedder import Embedder
+from indexers.lexical.bm25 import BM25Index
+from indexers.lexical.tokenize import Tokenizer
+from indexers.ranking.fusion import rrf
 
 Ranker = Callable[[str], list["Cited"]]
 

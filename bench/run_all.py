@@ -55,7 +55,7 @@ BENCHMARKS = {
         ["--passages", "16", "--rounds", "1", "--docs", "100"],
     ),
     "pdf": (
-        "Text-PDF ingest: parsers.pdf.parse vs a plain pdfplumber loop",
+        "Text-PDF ingest: parsers.pdf.parser.parse vs a plain pdfplumber loop",
         "bench/bench_pdf.py",
         ["--pages", "500", "--repeat", "3", "--big-repeat", "1"],
         ["--pages", "20", "--repeat", "1"],

@@ -11,7 +11,7 @@
   A rank's word is a pseudo-word ending in "x", which neither the stemmer nor the stopword list
   touch;
 - vectors: a Gaussian mixture fitted to real all-MiniLM-L6-v2 vectors of SEED_PASSAGES passages
-  (SciFact + CoSQA, embedded once with indexers.vectors.Embedder): spherical k-means clusters, each
+  (SciFact + CoSQA, embedded once with indexers.dense.embedder.Embedder): spherical k-means clusters, each
   sampled with its members' own covariance plus a little isotropic noise, then L2-normalised.
   Never uniform random vectors, which no ANN index is built for.
 """
@@ -44,7 +44,7 @@ def seed_vectors() -> np.ndarray:
     path = CACHE / SEED_FILE
     if path.is_file():
         return np.load(path)
-    from indexers.vectors import Embedder
+    from indexers.dense.embedder import Embedder
 
     texts = []
     for name, count in SEED_PASSAGES.items():
@@ -84,7 +84,7 @@ def text_model() -> TextModel:
 def _fit_text() -> dict:
     from collections import Counter
 
-    from indexers.tokenize import Tokenizer
+    from indexers.lexical.tokenize import Tokenizer
 
     tokenizer = Tokenizer()
     docs = [tokenizer(f"{r.get('title', '')} {r['text']}") for r in load_jsonl(SCIFACT / "corpus.jsonl")]

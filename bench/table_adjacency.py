@@ -219,8 +219,8 @@ System = Callable[[Path, int, bool], Found]  # (pdf, page, ruled hint) -> tables
 
 
 def _docmill(unruled: bool) -> System:
-    from parsers import pdf as pdf_parser
     from parsers.options import ParseOptions
+    from parsers.pdf import parser as pdf_parser
     from parsers.registry import parse_path
 
     cache: dict[Path, Any] = {}

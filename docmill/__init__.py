@@ -15,20 +15,25 @@ model's checked query path saved (indexers/query_encoder.py), else sentence-tran
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING, Any
+
+from indexers.build.version import DOCMILL_VERSION as __version__
 
 __all__ = ["HybridIndex", "Hit", "Mode", "SearchResult", "__version__", "open_index"]
 
 if TYPE_CHECKING:
+    from docmill.api import open_index
     from docmill.hits import Hit, SearchResult
-    from docmill.index import HybridIndex, Mode, open_index
+    from docmill.index import HybridIndex, Mode
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy so that `from docmill import __version__` (used by the build) stays free of numpy.
-    if name in ("HybridIndex", "Mode", "open_index"):
+    # Lazy so that `import docmill` stays free of numpy until a search is opened.
+    if name == "open_index":
+        from docmill import api
+
+        return api.open_index
+    if name in ("HybridIndex", "Mode"):
         from docmill import index
 
         return getattr(index, name)

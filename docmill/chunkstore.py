@@ -1,6 +1,6 @@
 """Read chunks by row from a build's segments without parsing every chunks.jsonl at open time.
 
-Rows are the segments' live lines in source order (indexers.rowmap); masked lines have no row."""
+Rows are the segments' live lines in source order (indexers.build.rowmap); masked lines have no row."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from chunkers.model import Chunk
-from indexers.rowmap import RowMap
-from indexers.segments import SegmentLines
+from indexers.build.rowmap import RowMap
+from indexers.build.segments import SegmentLines
 
 
 class ChunkStore:

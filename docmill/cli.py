@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from indexers.ann import CHOICES as VECTOR_INDEX_CHOICES
-from indexers.vectors import BACKENDS
+from indexers.dense.ann import CHOICES as VECTOR_INDEX_CHOICES
+from indexers.dense.embedder import BACKENDS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -72,7 +72,7 @@ def _filters(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from docmill.index import open_index
+    from docmill.api import open_index
 
     index = open_index(args.index)
     result = index.search(
@@ -126,7 +126,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
-    from chunkers.registry import chunk_document
+    from chunkers.document import chunk_document
     from chunkers.sizing import ChunkOptions
     from parsers.registry import parse_path
 
@@ -166,8 +166,8 @@ def cmd_repo_map(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from indexers.manifest import Manifest
-    from indexers.store import IndexStore
+    from indexers.build.manifest import Manifest
+    from indexers.build.store import IndexStore
 
     store = IndexStore(args.index)
     build = store.current_build()
@@ -192,8 +192,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from docmill.eval import ensure_index, evaluate, format_table, load_beir
-    from docmill.index import Mode, open_index
+    from docmill.api import open_index
+    from docmill.eval.runner import ensure_index, evaluate, format_table, load_beir
+    from docmill.index import Mode
     from flows.config import IngestConfig
 
     modes = [Mode.from_str(m.strip()).value for m in args.modes.split(",") if m.strip()]
@@ -203,7 +204,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise ValueError("eval needs --beir DIR or --queries FILE (with --docs DIR or --index INDEX)")
     dataset = load_beir(args.beir, args.split)
     if args.half != "all":
-        from docmill.questions import half_of
+        from docmill.eval.questions import half_of
 
         kept = {qid: text for qid, text in dataset.queries.items() if half_of(qid) == args.half}
         dataset = dataclasses.replace(dataset, queries=kept)
@@ -231,9 +232,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
     """`docmill eval --queries FILE (--docs DIR | --index INDEX)`: hit@k / MRR / abstain rates of
     a question set, the tree indexed through the real (incremental, cached) ingest."""
-    from docmill.eval import ensure_index, evaluate_questions, format_questions, load_beir, tree_index
-    from docmill.index import open_index
-    from docmill.questions import load_questions, select_half
+    from docmill.api import open_index
+    from docmill.eval.questions import load_questions, select_half
+    from docmill.eval.runner import ensure_index, evaluate_questions, format_questions, load_beir, tree_index
     from flows.config import IngestConfig
 
     questions = load_questions(args.queries) if args.queries else []
@@ -267,7 +268,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
         "modes": summary,
     }
     if args.report:
-        from docmill.report import write_report
+        from docmill.eval.report import write_report
 
         report["report"] = str(write_report(Path(args.report), report, records))
     if args.json:
@@ -451,10 +452,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     from flows.pipeline import IngestError
-    from indexers.graph import GraphUnavailable
-    from indexers.manifest import ManifestError
-    from indexers.store import IndexLocked, NoIndex
-    from indexers.vectors import ModelUnavailable
+    from indexers.build.graph_file import GraphUnavailable
+    from indexers.build.manifest import ManifestError
+    from indexers.build.store import IndexLocked, NoIndex
+    from indexers.dense.embedder import ModelUnavailable
     from parsers.model import SkipFile
 
     try:

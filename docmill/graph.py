@@ -1,4 +1,4 @@
-"""Who defines and who uses a symbol: the code graph of a build (indexers.graph), read with the
+"""Who defines and who uses a symbol: the code graph of a build (indexers.build.graph_file), read with the
 standard library only.
 
 Resolution is by name, narrowed by what the file says: a reference whose import (or imported
@@ -18,7 +18,8 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from docmill.hits import Hit
-from indexers.graph import (
+from indexers.build.files import GRAPH_FILE
+from indexers.build.graph_file import (
     GRAPH_KEY,
     GRAPH_VERSION,
     FileGraph,
@@ -26,8 +27,7 @@ from indexers.graph import (
     check_version,
     read_rows,
 )
-from indexers.layout import GRAPH_FILE
-from indexers.manifest import Manifest
+from indexers.build.manifest import Manifest
 from parsers.model import Definition, Reference
 
 # file-name stems that stand for their folder (a package's __init__.py, Rust's mod.rs, index.js)
@@ -244,7 +244,7 @@ class GraphFile:
 def open_graph(path: str | Path) -> CodeGraph:
     """The code graph of an index folder's current build, without loading its retrievers (what
     `docmill refs` and `docmill repo-map` need). Raises GraphUnavailable for a build without one."""
-    from indexers.store import IndexStore
+    from indexers.build.store import IndexStore
 
     build = IndexStore(Path(path)).current_build()
     manifest = Manifest.read(build)

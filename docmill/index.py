@@ -10,7 +10,7 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any
 
 import numpy as np
 
@@ -20,19 +20,11 @@ from docmill.graph import GraphFile, References
 from docmill.hits import Hit, SearchResult, explain
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
 from docmill.rerank import Reranker
-from indexers import ann
-from indexers.abstain import AbstainModel, known_idf_share, lexical_evidence
-from indexers.bm25 import BM25Params, BM25Result
-from indexers.bm25_segments import SegmentedBM25
-from indexers.calibrate import is_source_chunk
-from indexers.fusion import Fused, rrf
-from indexers.layout import EMBEDDINGS_FILE, VECTORS_FILE
-from indexers.manifest import Manifest, ManifestError
-from indexers.segment_vectors import SegmentedVectors
-from indexers.segments import SegmentError, load_segment, row_map, segment_folder, segment_infos
-from indexers.store import IndexStore
-from indexers.tokenize import Tokenizer
-from indexers.vectors import (
+from indexers.build.files import EMBEDDINGS_FILE, VECTORS_FILE
+from indexers.build.manifest import Manifest, ManifestError
+from indexers.build.segments import SegmentError, load_segment, row_map, segment_folder, segment_infos
+from indexers.dense import ann
+from indexers.dense.embedder import (
     MAX_QUERY_UNKNOWN_SHARE,
     Embedder,
     ModelUnavailable,
@@ -40,9 +32,13 @@ from indexers.vectors import (
     model_available,
     model_can_read,
 )
-
-if TYPE_CHECKING:
-    from docmill.live import LiveIndex
+from indexers.dense.segment_vectors import SegmentedVectors
+from indexers.lexical.bm25 import BM25Params, BM25Result
+from indexers.lexical.segmented import SegmentedBM25
+from indexers.lexical.tokenize import Tokenizer
+from indexers.ranking.abstain import AbstainModel, known_idf_share, lexical_evidence
+from indexers.ranking.calibrate import is_source_chunk
+from indexers.ranking.fusion import Fused, rrf
 
 # Code in test files: fused scores are multiplied by this in hybrid search (bench/code_questions.py,
 # docs/EVALUATION.md: tests of a function otherwise crowd out the function itself).
@@ -129,7 +125,7 @@ class HybridIndex:
             return self._embedder
 
     def query_unknown_share(self, query: str) -> float:
-        from indexers.vectors import unknown_token_share
+        from indexers.dense.embedder import unknown_token_share
 
         return unknown_token_share(self.embedder.query_tokenizer(), [query])
 
@@ -416,7 +412,8 @@ class HybridIndex:
 
 
 def _open_segments(build: Path, manifest: Manifest) -> tuple[SegmentedBM25, ChunkStore, SegmentedVectors]:
-    """The build's segments as one corpus; rows are their live lines in source order (indexers.rowmap)."""
+    """The build's segments as one corpus; rows are their live lines in source order
+    (indexers.build.rowmap)."""
     infos = segment_infos(manifest.segments)
     if not infos:
         raise SegmentError(
@@ -436,49 +433,6 @@ def _open_segments(build: Path, manifest: Manifest) -> tuple[SegmentedBM25, Chun
             ann.check(faiss_index, ann.VectorIndexSpec.from_json(manifest.extra.get(ann.MANIFEST_KEY)), where)
         indexes.append(faiss_index)
     return bm25, ChunkStore(folders, rows), SegmentedVectors(indexes, rows)
-
-
-@overload
-def open_index(
-    path: str | Path,
-    embedder: Embedder | None = None,
-    verify_checksums: bool = False,
-    *,
-    follow: Literal[False] = False,
-    check_interval: float = ...,
-) -> HybridIndex: ...
-
-
-@overload
-def open_index(
-    path: str | Path,
-    embedder: Embedder | None = None,
-    verify_checksums: bool = False,
-    *,
-    follow: Literal[True],
-    check_interval: float = ...,
-) -> LiveIndex: ...
-
-
-def open_index(
-    path: str | Path,
-    embedder: Embedder | None = None,
-    verify_checksums: bool = False,
-    *,
-    follow: bool = False,
-    check_interval: float = 2.0,
-) -> HybridIndex | LiveIndex:
-    """Open the current build of an index folder. Refuses, with a message saying what to do, a
-    folder with no build, another schema version, missing or resized files, or a model that is not
-    available here. With ``follow`` the result is a `docmill.live.LiveIndex`: it searches like a
-    HybridIndex and moves to each newly published build (checking CURRENT at most every
-    ``check_interval`` seconds), keeping its loaded model."""
-    root = Path(path)
-    if follow:
-        from docmill.live import LiveIndex
-
-        return LiveIndex(root, embedder, verify_checksums, check_interval=check_interval)
-    return open_build(root, IndexStore(root).current_build(), embedder, verify_checksums)
 
 
 def open_build(

@@ -25,9 +25,9 @@ from typing import Any
 
 from docmill.hits import SearchResult
 from docmill.index import HybridIndex, open_build
-from indexers.manifest import Manifest, ManifestError
-from indexers.store import IndexStore, NoIndex
-from indexers.vectors import Embedder, ModelUnavailable, model_available
+from indexers.build.manifest import Manifest, ManifestError
+from indexers.build.store import IndexStore, NoIndex
+from indexers.dense.embedder import Embedder, ModelUnavailable, model_available
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docmill.hits import Hit
-from indexers.vectors import ModelUnavailable, resolve_model
+from indexers.dense.embedder import ModelUnavailable, resolve_model
 
 
 def apply_scores(hits: Sequence[Hit], scores: Sequence[float], top_n: int | None = None) -> list[Hit]:

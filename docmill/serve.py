@@ -296,7 +296,7 @@ def serve(
     until interrupted."""
     import uvicorn
 
-    from docmill.index import open_index
+    from docmill.api import open_index
 
     token = token or os.environ.get(TOKEN_ENV) or None
     check_bind(host, token, allow_remote)

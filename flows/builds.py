@@ -16,20 +16,22 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
-from flows import incremental, segmented
+from flows import incremental
 from flows.config import IngestConfig
-from indexers import ann
-from indexers.abstain import calibrate_abstain
-from indexers.bm25 import BM25Params
-from indexers.bm25_segments import BM25Scorer, SegmentedBM25
-from indexers.calibrate import calibrate_fusion
-from indexers.graph import GRAPH_KEY, FileGraph, write_graph
-from indexers.layout import GRAPH_FILE
-from indexers.manifest import DocumentRecord, Manifest, ManifestError
-from indexers.segments import load_segment, segment_folder
-from indexers.store import IndexStore
-from indexers.tokenize import Tokenizer
-from indexers.vectors import Embedder, model_can_read, unknown_token_share
+from indexers.build import write as segmented
+from indexers.build.files import GRAPH_FILE
+from indexers.build.graph_file import GRAPH_KEY, FileGraph, write_graph
+from indexers.build.manifest import DocumentRecord, Manifest, ManifestError
+from indexers.build.segments import load_segment, segment_folder
+from indexers.build.store import IndexStore
+from indexers.build.version import DOCMILL_VERSION
+from indexers.dense import ann
+from indexers.dense.embedder import Embedder, model_can_read, unknown_token_share
+from indexers.lexical.bm25 import BM25Params
+from indexers.lexical.segmented import BM25Scorer, SegmentedBM25
+from indexers.lexical.tokenize import Tokenizer
+from indexers.ranking.abstain import calibrate_abstain
+from indexers.ranking.calibrate import calibrate_fusion
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +95,7 @@ def build_next(
 ) -> Path:
     """Write the next build of ``previous`` without rewriting it: its segments hard-linked, the
     chunks of the ``masked`` paths masked, ``chunks`` (all chunks of each new or changed file, with
-    their ``vectors``) in one new segment, merged where flows.segmented's policy says. ``fusion``:
+    their ``vectors``) in one new segment, merged where indexers.build.write's policy says. ``fusion``:
     the calibration kept from ``previous`` (flows.pipeline.reusable_fusion)."""
     folder = store.new_build_dir()
     steps = ["chunks", "bm25", "vectors", "manifest"]
@@ -134,14 +136,13 @@ def write_manifest(
 ) -> Manifest:
     """graph.jsonl (when given) and the manifest, written last: files written this run are
     hashed, carried ones keep their recorded checksums."""
-    from docmill import __version__
 
     graph_summary = {GRAPH_KEY: write_graph(folder, graph)} if graph is not None else {}
     largest = max(written.segments, key=lambda s: s.rows)
     vector_index = {**(largest.vectors or {}), "requested": config.vector_index}
     indexed = sum(1 for r in records if r.status == "indexed")
     manifest = Manifest(
-        docmill_version=__version__,
+        docmill_version=DOCMILL_VERSION,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         build=folder.name,
         sources=[str(s) for s in sources],
@@ -180,7 +181,7 @@ def fusion_for_build(
     reuse: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """What the corpus says about its two retrievers, stored in the manifest: the calibrated fusion
-    weights (indexers.calibrate) and the share of the corpus's word pieces the embedding model
+    weights (indexers.ranking.calibrate) and the share of the corpus's word pieces the embedding model
     cannot read. The previous build's values are kept when the corpus barely changed, so a small
     incremental run does not load the model just for this."""
     if reuse is not None:

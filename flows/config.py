@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from chunkers.sizing import ChunkOptions
-from indexers.ann import CHOICES as VECTOR_INDEX_CHOICES
-from indexers.vectors import BACKENDS, DEFAULT_MODEL
+from indexers.dense.ann import CHOICES as VECTOR_INDEX_CHOICES
+from indexers.dense.embedder import BACKENDS, DEFAULT_MODEL
 from parsers.options import ParseOptions, reject_unknown_fields
 
 
@@ -28,12 +28,12 @@ class IngestConfig:
     # more than gate_margin is not published.
     golden: str | None = None
     gate_margin: float = 0.01
-    # How passages and queries are embedded (indexers.vectors.BACKENDS): "torch" (what
+    # How passages and queries are embedded (indexers.dense.embedder.BACKENDS): "torch" (what
     # sentence-transformers computes), "onnx" (the same vectors, ONNX Runtime) or "onnx-int8"
     # (int8 weights: ~1.7x faster passages, nDCG@10 -0.002 on SciFact; bench/RESULTS.md). The
     # manifest records it and queries use the same backend.
     embedding_backend: str = "torch"
-    # The FAISS index (indexers.ann): "auto" (flat below ann.FLAT_MAX_VECTORS = 30k chunks, HNSW above),
+    # The FAISS index (indexers.dense.ann): "auto" (flat below ann.FLAT_MAX_VECTORS = 30k chunks, HNSW above),
     # or forced: "flat", "hnsw", "ivf". Recorded in the manifest; the reader checks the file.
     vector_index: str = "auto"
 
@@ -62,8 +62,8 @@ class IngestConfig:
         return f"{self.model}#int8" if self.embedding_backend == "onnx-int8" else self.model
 
     def embedder(self) -> Any:
-        """A new indexers.vectors.Embedder for this model and backend (imported lazily)."""
-        from indexers.vectors import Embedder
+        """A new indexers.dense.embedder.Embedder for this model and backend (imported lazily)."""
+        from indexers.dense.embedder import Embedder
 
         return Embedder(self.model, batch_size=self.batch_size, backend=self.embedding_backend)
 

@@ -10,14 +10,15 @@ Golden sets come in two shapes:
 from __future__ import annotations
 
 import csv
+import importlib
 import json
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flows.records import IngestError
+from flows.outcomes import IngestError
+from indexers.ranking.metrics import ndcg_at_k
 
 GATE_KEY = "quality_gate"
 
@@ -30,24 +31,6 @@ class QualityGateFailed(IngestError):
 class GoldenQuery:
     query: str
     gains: Mapping[str, float]  # document path -> relevance gain (> 0)
-
-
-def ndcg_at_k(ranked: Sequence[str], gains: Mapping[str, float], k: int = 10) -> float:
-    """nDCG@k with linear gains and log2(rank + 1) discounts; duplicates in ``ranked`` count once."""
-    seen: set[str] = set()
-    dcg = 0.0
-    rank = 0
-    for item in ranked:
-        if item in seen:
-            continue
-        seen.add(item)
-        rank += 1
-        if rank > k:
-            break
-        dcg += gains.get(item, 0.0) / math.log2(rank + 1)
-    ideal = sorted((g for g in gains.values() if g > 0), reverse=True)[:k]
-    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
-    return dcg / idcg if idcg > 0 else 0.0
 
 
 def load_golden(path: str | Path) -> list[GoldenQuery]:
@@ -147,12 +130,28 @@ def path_ranker(index: Any, k: int = 10, fetch_chunks: int = 50) -> Callable[[st
     return rank
 
 
-def evaluate_builds(store: Any, folder: Path, config: Any, embedder: Any = None) -> GateResult:
+# The gate searches each build with the query engine users get (docmill.index.HybridIndex, a layer
+# above flows/). It is passed in by name, never imported here: the CLI and the Prefect flow hand
+# the gate its searcher, so flows/ depends on a constructor (root, build, manifest, embedder) -> an
+# object with .search() and .close(), not on the docmill package.
+DEFAULT_SEARCHER = "docmill.index:HybridIndex"
+
+
+def resolve_searcher(spec: str) -> Callable[..., Any]:
+    """``"module:attribute"`` -> the searcher class the gate opens builds with."""
+    module, _, attribute = spec.partition(":")
+    if not module or not attribute:
+        raise ValueError(f"gate searcher must be 'module:attribute', got {spec!r}")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def evaluate_builds(
+    store: Any, folder: Path, config: Any, embedder: Any = None, searcher: str = DEFAULT_SEARCHER
+) -> GateResult:
     """Score the unpublished build ``folder`` and the current build of ``store`` on ``config.golden``."""
-    # The query side lives in docmill/; imported here, lazily, because only the gate needs it.
-    from docmill.index import HybridIndex
-    from indexers.manifest import Manifest
-    from indexers.store import NoIndex
+    HybridIndex = resolve_searcher(searcher)  # noqa: N806 (a class)
+    from indexers.build.manifest import Manifest
+    from indexers.build.store import NoIndex
 
     queries = load_golden(config.golden)
     embedder = embedder or config.embedder()

@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkers.model import Chunk
-from flows.records import ParseOutcome, SourceRef, chunk_outcome
-from flows.segmented import Located, live_locations, masked_vectors
-from indexers.graph import GRAPH_VERSION, FileGraph, read_graph
-from indexers.layout import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, MANIFEST
-from indexers.manifest import DocumentRecord, Manifest, ManifestError, file_sha256
-from indexers.segments import SegmentLines, segment_folder, segment_infos
-from indexers.store import IndexStore, NoIndex
+from flows.outcomes import ParseOutcome, SourceRef, chunk_outcome
+from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, MANIFEST
+from indexers.build.graph_file import GRAPH_VERSION, FileGraph, read_graph
+from indexers.build.manifest import DocumentRecord, Manifest, ManifestError, file_sha256
+from indexers.build.segments import SegmentLines, segment_folder, segment_infos
+from indexers.build.store import IndexStore, NoIndex
+from indexers.build.version import DOCMILL_VERSION
+from indexers.build.write import Located, live_locations, masked_vectors
 
 if TYPE_CHECKING:
     from flows.config import IngestConfig
@@ -43,10 +44,9 @@ INCREMENTAL_KEY = "incremental"
 
 
 def reuse_key(config: IngestConfig) -> dict[str, Any]:
-    from docmill import __version__
 
     return {
-        "docmill": __version__,
+        "docmill": DOCMILL_VERSION,
         "parse": config.parse.output_settings(),
         "chunk": {"max_tokens": config.chunk.max_tokens, "token_count": "estimate-v1"},
         "graph": GRAPH_VERSION,  # a reused file's references come from the previous graph.jsonl
@@ -290,7 +290,7 @@ def assemble(
 def assemble_changed(
     the_plan: Plan, outcomes: Mapping[str, ParseOutcome], config: IngestConfig
 ) -> tuple[list[Chunk], list[DocumentRecord]]:
-    """For a segment run (flows.segmented.write_next): the chunks of the files parsed this run, in
+    """For a segment run (indexers.build.write.write_next): the chunks of the files parsed this run, in
     source order, and every file's record (reused ones as they were)."""
     chunks: list[Chunk] = []
     records: list[DocumentRecord] = []
@@ -393,8 +393,8 @@ def encode_texts(texts: Sequence[str], config: IngestConfig, embedder: Any = Non
 
 
 def _torch_free_encoder(model: str) -> Any:
-    from indexers.query_encoder import QueryEncoder
-    from indexers.vectors import ModelUnavailable, resolve_model
+    from indexers.dense.embedder import ModelUnavailable, resolve_model
+    from indexers.dense.query_encoder import QueryEncoder
 
     try:
         return QueryEncoder.find(resolve_model(model), "onnx")

@@ -28,11 +28,12 @@ from chunkers.model import Chunk
 from chunkers.sizing import ChunkOptions
 from flows import incremental, pipeline
 from flows.config import IngestConfig
-from flows.records import ParseOutcome, SourceRef
-from indexers.graph import GRAPH_VERSION
-from indexers.manifest import DocumentRecord
-from indexers.store import IndexStore
-from indexers.vectors import DEFAULT_MODEL, Embedder
+from flows.outcomes import ParseOutcome, SourceRef
+from indexers.build.graph_file import GRAPH_VERSION
+from indexers.build.manifest import DocumentRecord
+from indexers.build.store import IndexStore
+from indexers.build.version import DOCMILL_VERSION
+from indexers.dense.embedder import DEFAULT_MODEL, Embedder
 from parsers.options import ParseOptions
 
 EMBED_BATCH = 256  # texts per embed task: big enough to amortise task overhead, a multiple of 32
@@ -51,13 +52,12 @@ def _parse_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str
     except OSError:
         digest.update(b"<unreadable>")
     options: ParseOptions = parameters["options"]
-    from docmill import __version__  # another docmill may parse the same bytes differently
 
     # Hashed: the key names a file in Prefect's result storage, and paths + option reprs overflow
     # the 255-byte file name limit.
     settings = sorted(options.output_settings().items())
     # a parse cached before the code graph (or with another version of it) lacks the graph
-    version = f"{__version__}+graph{GRAPH_VERSION}"
+    version = f"{DOCMILL_VERSION}+graph{GRAPH_VERSION}"
     key = hashlib.sha256(f"{version}\x00{ref.rel_path}\x00{settings!r}".encode()).hexdigest()[:32]
     return f"docmill-parse-{key}-{digest.hexdigest()}"
 
@@ -285,15 +285,6 @@ def ingest(
     logger.info(report.summary())
     details = {"documents": report.documents, "indexed": report.indexed, "parsed": report.parsed}
     return {**report.to_json(), **details, "embedded": report.embedded, "published": report.published}
-
-
-def ingest_with_dask(
-    sources: list[str], index: str, dask_address: str | None = None, dask_workers: int = 2, **kwargs: Any
-) -> dict[str, Any]:
-    """The same flow with parse and embed tasks on a Dask cluster (existing address or local workers)."""
-    return ingest(
-        sources, index, dask_address=dask_address, dask_workers=0 if dask_address else dask_workers, **kwargs
-    )
 
 
 if __name__ == "__main__":

@@ -23,14 +23,14 @@ from flows.builds import FUSION_KEY, Progress, build_index, build_next, make_tok
 from flows.builds import publish_changes as publish_changes
 from flows.config import IngestConfig
 from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
-from flows.records import IngestError, ParseOutcome, SourceRef
-from indexers import ann
-from indexers.calibrate import VERSION as CALIBRATION_VERSION
-from indexers.manifest import DocumentRecord, Manifest
-from indexers.segments import segment_infos
-from indexers.segments import write_chunks as write_chunks
-from indexers.store import IndexStore
-from indexers.vectors import Embedder
+from flows.outcomes import IngestError, ParseOutcome, SourceRef
+from indexers.build.manifest import DocumentRecord, Manifest
+from indexers.build.segments import segment_infos
+from indexers.build.segments import write_chunks as write_chunks
+from indexers.build.store import IndexStore
+from indexers.dense import ann
+from indexers.dense.embedder import Embedder
+from indexers.ranking.calibrate import VERSION as CALIBRATION_VERSION
 from parsers.guard import parse_with_limits
 from parsers.model import SkipFile
 from parsers.options import ParseOptions
@@ -157,10 +157,6 @@ def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
             k: v for k, v in docs[0].metadata.items() if isinstance(v, str | int | float | bool)
         }
     return ParseOutcome(record, docs)
-
-
-def embed_chunks(chunks: Sequence[Chunk], embedder: Embedder) -> np.ndarray:
-    return embedder.encode([c.index_text for c in chunks])
 
 
 def reusable_fusion(

@@ -174,7 +174,7 @@ class ParsedDocument:
     blocks: tuple[Block, ...]
     title: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
-    # code files only: definitions and references (parsers.code_graph); not part of to_json
+    # code files only: definitions and references (parsers.code.graph); not part of to_json
     graph: CodeGraph | None = None
 
     def to_json(self) -> dict[str, Any]:

@@ -10,7 +10,16 @@ from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
 from parsers.source import SourceFile
 
-# suffix -> parser module under parsers/ (each exposes `parse(source, options) -> list[ParsedDocument]`)
+# parser name (recorded in the manifest) -> its module
+_MODULES: dict[str, str] = {
+    "markdown": "parsers.markdown",
+    "pdf": "parsers.pdf.parser",
+    "records": "parsers.jsonl",
+    "code": "parsers.code.parser",
+    "text": "parsers.text",
+}
+
+# suffix -> parser name (each exposes `parse(source, options) -> list[ParsedDocument]`)
 _PARSERS: dict[str, str] = {
     ".md": "markdown",
     ".markdown": "markdown",
@@ -99,10 +108,6 @@ def parser_name_for(path: str | Path) -> str | None:
     return _PARSERS.get(Path(path).suffix.lower())
 
 
-def supported_suffixes() -> tuple[str, ...]:
-    return tuple(sorted(_PARSERS))
-
-
 def parse_source(source: SourceFile, options: ParseOptions | None = None) -> list[ParsedDocument]:
     """Parse one file. Raises SkipFile with a reason a user can act on; never returns a partial lie."""
     options = options or ParseOptions()
@@ -115,7 +120,7 @@ def parse_source(source: SourceFile, options: ParseOptions | None = None) -> lis
         raise SkipFile(f"file too large ({len(source.data)} bytes > max_file_bytes={options.max_file_bytes})")
     if name in TEXT_LIKE:
         check_text_limits(source.data, name, options)
-    module = importlib.import_module(f"parsers.{name}")
+    module = importlib.import_module(_MODULES[name])
     docs: list[ParsedDocument] = module.parse(source, options)
     return docs
 

@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="session")
 def embedder():
-    from indexers.vectors import Embedder
+    from indexers.dense.embedder import Embedder
 
     return Embedder()
 

@@ -1,7 +1,7 @@
 """Chunking of hand-built documents: context prefixes, limits, table headers, code splits, stable ids."""
 
+from chunkers.document import chunk_document
 from chunkers.model import Chunk
-from chunkers.registry import chunk_document
 from chunkers.sizing import ChunkOptions, count_tokens
 from parsers.model import Block, ParsedDocument, Table
 

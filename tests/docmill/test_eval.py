@@ -5,7 +5,7 @@ import json
 import pytest
 
 import docmill
-from docmill.eval import document_ranking, ensure_index, evaluate, format_table, load_beir
+from docmill.eval.runner import document_ranking, ensure_index, evaluate, format_table, load_beir
 
 CORPUS = [
     {

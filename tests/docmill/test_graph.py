@@ -15,15 +15,15 @@ import numpy as np
 import pytest
 
 from chunkers.sizing import count_tokens
+from docmill.api import open_index
 from docmill.cli import main
 from docmill.graph import open_graph
-from docmill.index import open_index
 from docmill.repomap import Ranker, pagerank
 from flows.config import IngestConfig
 from flows.pipeline import run_ingest
-from indexers.graph import GRAPH_FILE, read_graph
-from indexers.manifest import Manifest
-from indexers.store import IndexStore
+from indexers.build.graph_file import GRAPH_FILE, read_graph
+from indexers.build.manifest import Manifest
+from indexers.build.store import IndexStore
 
 
 def _fakes():

@@ -5,8 +5,8 @@ import re
 import pytest
 
 import docmill
-from indexers.manifest import Manifest
-from indexers.store import IndexStore
+from indexers.build.manifest import Manifest
+from indexers.build.store import IndexStore
 
 
 @pytest.fixture(scope="module")

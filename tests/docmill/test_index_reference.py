@@ -66,7 +66,7 @@ def index(tmp_path_factory, embedder):
 def reference(index, query, mode, weights=None, k=10, fetch_k=100):
     """(chunk id, score) of the top k, computed the long way. Hybrid search with one retriever
     weighted 0 is the other retriever alone, with its own scores."""
-    from indexers.vectors import search_faiss
+    from indexers.dense.embedder import search_faiss
 
     bm25 = index.bm25.top_k(index.tokenizer(query), fetch_k)
     vector = search_faiss(index._faiss, index.embedder.encode([query])[0], fetch_k)
@@ -121,7 +121,7 @@ def test_single_retriever_hits_carry_their_rank_and_score(index, mode):
 
 
 def test_abstain_confidence_matches_the_lexical_evidence_computed_from_scratch(index):
-    from indexers.vectors import search_faiss
+    from indexers.dense.embedder import search_faiss
 
     model = index.abstain_model
     documents = [set(index.tokenizer(chunk.index_text)) for chunk in index.chunks.all()]

@@ -14,7 +14,7 @@ import pytest
 
 import docmill
 from docmill.live import LiveIndex
-from indexers.store import IndexStore
+from indexers.build.store import IndexStore
 
 
 def copy_current_build(index: Path, edit=None, source: Path | None = None) -> str:

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from docmill.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
+from indexers.ranking.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
 
 
 def test_ndcg_on_a_hand_computed_three_item_list():
@@ -33,7 +33,7 @@ def test_percentile_nearest_rank():
 
 
 def test_character_error_rate_counts_edits_over_the_collapsed_reference():
-    from docmill.metrics import char_error_rate, edit_distance
+    from indexers.ranking.metrics import char_error_rate, edit_distance
 
     assert edit_distance("kitten", "sitting") == 3  # the textbook example
     assert edit_distance("", "abc") == 3 and edit_distance("abc", "abc") == 0

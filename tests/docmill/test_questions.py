@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from docmill.questions import Question, Relevant, Tally, first_rank, load_questions, select_half
+from docmill.eval.questions import Question, Relevant, Tally, first_rank, load_questions, select_half
 
 
 @dataclass(frozen=True)

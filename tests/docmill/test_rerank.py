@@ -20,7 +20,7 @@ import pytest
 from chunkers.model import Chunk
 from docmill.hits import Hit
 from docmill.rerank import Reranker, apply_scores
-from indexers.vectors import ModelUnavailable
+from indexers.dense.embedder import ModelUnavailable
 
 QUERY = "how do I install on linux"
 RELEVANT = ["download the linux tarball and run the installer", "linux packages install with apt"]

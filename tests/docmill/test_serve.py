@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from docmill.serve import BUILD_HEADER, MAX_BODY_BYTES, check_bind, create_app, is_loopback
-from indexers.store import IndexStore
+from indexers.build.store import IndexStore
 
 QUERY = "generation marker quokka"
 

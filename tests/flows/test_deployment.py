@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexers.manifest import Manifest
-from indexers.store import IndexStore
+from indexers.build.manifest import Manifest
+from indexers.build.store import IndexStore
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

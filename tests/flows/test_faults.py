@@ -18,8 +18,8 @@ from docmill_test_fakes import HASH_MODEL, HashEmbedder
 import docmill
 from flows.config import IngestConfig
 from flows.pipeline import run_ingest
-from indexers.manifest import Manifest
-from indexers.store import IndexStore
+from indexers.build.manifest import Manifest
+from indexers.build.store import IndexStore
 
 REPO = Path(__file__).resolve().parents[2]
 FAKES = Path(__file__).with_name("fakes.py")
@@ -94,7 +94,7 @@ def test_kill_9_mid_build_keeps_the_previous_build_and_the_next_run_completes(st
 
 READER = """
 import docmill
-from indexers.manifest import Manifest
+from indexers.build.manifest import Manifest
 
 index, stop = sys.argv[1], sys.argv[2]
 embedder = fakes.HashEmbedder()

@@ -8,10 +8,11 @@ import math
 import pytest
 
 from flows.config import IngestConfig
-from flows.gate import GateResult, QualityGateFailed, load_golden, ndcg_at_k
+from flows.gate import GateResult, QualityGateFailed, load_golden
 from flows.pipeline import run_ingest
-from indexers.manifest import Manifest
-from indexers.store import IndexStore
+from indexers.build.manifest import Manifest
+from indexers.build.store import IndexStore
+from indexers.ranking.metrics import ndcg_at_k
 
 
 def test_ndcg_by_hand():

@@ -13,8 +13,8 @@ import docmill
 from flows import incremental
 from flows.config import IngestConfig
 from flows.pipeline import run_ingest
-from indexers.manifest import Manifest
-from indexers.store import IndexStore
+from indexers.build.manifest import Manifest
+from indexers.build.store import IndexStore
 
 QUERIES = [
     "evict the least recently used entry",
@@ -37,8 +37,8 @@ def _edit(tree: Path) -> None:
 
 def _live_rows(index: Path) -> dict[str, tuple[dict, np.ndarray]]:
     """Chunk id -> (chunk JSON, vector) of every live line of the current build's segments."""
-    from indexers.bm25_segments import Deletions
-    from indexers.segments import segment_folder, segment_infos
+    from indexers.build.segments import segment_folder, segment_infos
+    from indexers.lexical.segmented import Deletions
 
     folder = IndexStore(index).current_build()
     out = {}

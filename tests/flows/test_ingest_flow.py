@@ -3,8 +3,8 @@
 import pytest
 
 import docmill
-from indexers.manifest import Manifest
-from indexers.store import IndexStore
+from indexers.build.manifest import Manifest
+from indexers.build.store import IndexStore
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

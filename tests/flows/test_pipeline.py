@@ -2,7 +2,7 @@ import pytest
 
 from flows.config import IngestConfig
 from flows.pipeline import IngestError, discover, run_ingest
-from indexers.store import IndexStore
+from indexers.build.store import IndexStore
 
 
 def test_discover_ids_skip_hidden_and_outside_symlinks(tmp_path, tree):
@@ -53,7 +53,7 @@ def test_rebuild_of_same_tree_gives_same_chunk_ids(tmp_path, embedder, small_tre
 def test_model_coverage_is_measured_and_a_chinese_corpus_warns(tmp_path, embedder, tree, caplog):
     import logging
 
-    from indexers.manifest import Manifest
+    from indexers.build.manifest import Manifest
 
     text = "在服务器上运行安装脚本，然后重启守护进程。配置文件位于目录中。" * 3
     src = tree(tmp_path / "zh", {"a.md": f"# 安装\n\n{text}\n", "b.md": f"# 配置\n\n{text}\n"})
@@ -70,8 +70,8 @@ def test_model_coverage_is_measured_and_a_chinese_corpus_warns(tmp_path, embedde
 
 def test_embedding_backend_is_recorded_used_by_queries_and_keyed_in_the_cache(tmp_path, embedder, small_tree):
     import docmill
-    from indexers.manifest import ManifestError
-    from indexers.vectors import Embedder
+    from indexers.build.manifest import ManifestError
+    from indexers.dense.embedder import Embedder
 
     index = tmp_path / "idx"
     first = run_ingest([small_tree], index, embedder=embedder)  # torch

@@ -12,9 +12,9 @@ import pytest
 
 import docmill
 from flows.pipeline import publish_changes, run_ingest
-from indexers.manifest import Manifest, ManifestError
-from indexers.segments import MAX_SEGMENTS, SegmentInfo, plan_merge
-from indexers.store import IndexStore
+from indexers.build.manifest import Manifest, ManifestError
+from indexers.build.segments import MAX_SEGMENTS, SegmentInfo, plan_merge
+from indexers.build.store import IndexStore
 
 WORDS = [
     "orbital",

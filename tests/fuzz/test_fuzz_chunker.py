@@ -11,8 +11,8 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunkers.document import chunk_document
 from chunkers.model import CHUNK_KINDS
-from chunkers.registry import chunk_document
 from chunkers.sizing import ChunkOptions
 from parsers.model import BLOCK_KINDS, Block, ParsedDocument, Table
 

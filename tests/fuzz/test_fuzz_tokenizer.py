@@ -10,7 +10,7 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexers.tokenize import Tokenizer
+from indexers.lexical.tokenize import Tokenizer
 
 FUZZ = settings(max_examples=int(os.environ.get("DOCMILL_FUZZ_EXAMPLES", "50")), deadline=None, database=None)
 

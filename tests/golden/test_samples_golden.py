@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chunkers.registry import chunk_document
+from chunkers.document import chunk_document
 from parsers.registry import parse_path, parser_name_for
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from chunkers.model import Chunk
-from indexers.abstain import (
+from indexers.lexical.bm25 import BM25Index
+from indexers.lexical.tokenize import Tokenizer
+from indexers.ranking.abstain import (
     DECISION,
     DEFAULT_ALONE,
     AbstainModel,
@@ -18,8 +20,6 @@ from indexers.abstain import (
     lexical_evidence,
     offtopic_questions,
 )
-from indexers.bm25 import BM25Index
-from indexers.tokenize import Tokenizer
 
 TOKENIZE = Tokenizer()
 TOPICS = ["reactive", "component", "template", "router", "store", "render", "props", "slots", "hooks"]
@@ -140,7 +140,7 @@ def test_builds_without_calibration_get_the_defaults():
 
 
 def test_best_cosines_in_blocks_equal_the_whole_matrix_and_skip_the_own_chunk():
-    from indexers.abstain import _best_cosines
+    from indexers.ranking.abstain import _best_cosines
 
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(50, 8)).astype(np.float32)

@@ -1,4 +1,4 @@
-"""indexers.ann: the FAISS index chosen by size or by force, recorded in the manifest, checked and
+"""indexers.dense.ann: the FAISS index chosen by size or by force, recorded in the manifest, checked and
 honoured on load, accurate against flat, and filtered searches that still return k rows."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexers import ann
-from indexers.vectors import build_faiss, load_faiss, save_faiss, search_faiss
+from indexers.dense import ann
+from indexers.dense.embedder import build_faiss, load_faiss, save_faiss, search_faiss
 
 FAKES_PATH = Path(__file__).resolve().parent.parent / "flows" / "fakes.py"
 
@@ -140,8 +140,8 @@ def hnsw_index(tmp_path, small_tree):
 
 def test_choice_is_recorded_and_honoured_on_open(hnsw_index):
     import docmill
-    from indexers.manifest import Manifest
-    from indexers.store import IndexStore
+    from indexers.build.manifest import Manifest
+    from indexers.build.store import IndexStore
 
     root, embedder = hnsw_index
     manifest = Manifest.read(IndexStore(root).current_build())
@@ -166,7 +166,7 @@ def test_choice_is_recorded_and_honoured_on_open(hnsw_index):
 
 def test_manifest_and_file_mismatch_is_a_clear_error(hnsw_index):
     import docmill
-    from indexers.store import IndexStore
+    from indexers.build.store import IndexStore
 
     root, embedder = hnsw_index
     path = IndexStore(root).current_build() / "manifest.json"

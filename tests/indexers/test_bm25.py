@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexers.bm25 import BM25FormatError, BM25Index, BM25Params
+from indexers.lexical.bm25 import BM25FormatError, BM25Index, BM25Params
 
 
 def reference_scores(docs: list[list[str]], query: list[str], k1: float, b: float) -> list[float]:

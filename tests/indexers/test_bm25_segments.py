@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexers.bm25 import BM25FormatError, BM25Index, BM25Params, count_terms
-from indexers.bm25_segments import Deletions, SegmentedBM25, SegmentPostings, merge_postings
+from indexers.lexical.bm25 import BM25FormatError, BM25Index, BM25Params, count_terms
+from indexers.lexical.segmented import Deletions, SegmentedBM25, SegmentPostings, merge_postings
 
 
 def corpus(rng: random.Random, n_docs: int, vocab_size: int = 300) -> list[list[str]]:

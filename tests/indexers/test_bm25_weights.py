@@ -1,4 +1,4 @@
-"""BM25Index.build computes its weights block by block (indexers.bm25.posting_weights) from the
+"""BM25Index.build computes its weights block by block (indexers.lexical.bm25.posting_weights) from the
 streamed counts: the float32 weights must be bit for bit those of the one-pass float64 formula
 (_weights over int64 per-posting arrays, what the build did before), blocks cutting through a
 term's postings included; a generator of token lists builds the same index as a list."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from indexers import bm25
-from indexers.bm25 import BM25Index, BM25Params, _weights, count_terms, posting_weights
+from indexers.lexical import bm25
+from indexers.lexical.bm25 import BM25Index, BM25Params, _weights, count_terms, posting_weights
 
 
 def one_pass(token_lists, params):

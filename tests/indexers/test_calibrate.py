@@ -6,9 +6,9 @@ import random
 import numpy as np
 
 from chunkers.model import Chunk
-from indexers.bm25 import BM25Index
-from indexers.calibrate import calibrate_fusion, language_share, sample_pseudo_queries
-from indexers.tokenize import Tokenizer
+from indexers.lexical.bm25 import BM25Index
+from indexers.lexical.tokenize import Tokenizer
+from indexers.ranking.calibrate import calibrate_fusion, language_share, sample_pseudo_queries
 
 TOKENIZE = Tokenizer()
 _LETTERS = "bcdfghjklmnprstvz"

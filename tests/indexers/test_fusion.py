@@ -1,6 +1,6 @@
 import pytest
 
-from indexers.fusion import rrf
+from indexers.ranking.fusion import rrf
 
 
 def test_rrf_matches_hand_computed_example():

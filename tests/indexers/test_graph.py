@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from indexers.graph import (
+from indexers.build.graph_file import (
     GRAPH_FILE,
     GRAPH_VERSION,
     FileGraph,

@@ -3,8 +3,8 @@ import json
 import pytest
 
 import docmill
-from indexers.manifest import Manifest, ManifestError
-from indexers.store import IndexStore
+from indexers.build.manifest import Manifest, ManifestError
+from indexers.build.store import IndexStore
 
 
 def _copy_index(src, dst):
@@ -44,7 +44,7 @@ def test_other_schema_version_is_refused(small_index, tmp_path):
 
 
 def test_index_from_an_unavailable_model_is_refused(small_index, tmp_path):
-    from indexers.vectors import ModelUnavailable
+    from indexers.dense.embedder import ModelUnavailable
 
     build = _copy_index(small_index, tmp_path / "idx")
     data = json.loads((build / "manifest.json").read_text())

@@ -11,8 +11,8 @@ import sys
 
 import numpy as np
 
-from indexers.query_encoder import META, QueryEncoder, bundle_dir
-from indexers.vectors import Embedder, resolve_model, unknown_token_share
+from indexers.dense.embedder import Embedder, resolve_model, unknown_token_share
+from indexers.dense.query_encoder import META, QueryEncoder, bundle_dir
 
 QUERIES = [
     "How do I install Lumen on Linux?",
@@ -36,7 +36,7 @@ def test_a_new_process_embeds_queries_without_torch_to_the_reference_vectors(emb
     _bundle(embedder)
     script = f"""
 import json, sys
-from indexers.vectors import Embedder, unknown_token_share
+from indexers.dense.embedder import Embedder, unknown_token_share
 e = Embedder()
 queries = {QUERIES!r}
 vectors = [e.encode_query(q).tolist() for q in queries]
@@ -63,7 +63,7 @@ def test_a_bundle_that_does_not_reproduce_its_probe_is_refused(embedder, tmp_pat
     meta = json.loads((target / META).read_text())
     meta["probe_vector"][0] += 1e-3
     (target / META).write_text(json.dumps(meta))
-    with caplog.at_level(logging.WARNING, logger="indexers.query_encoder"):
+    with caplog.at_level(logging.WARNING, logger="indexers.dense.query_encoder"):
         assert QueryEncoder.find(model_path, "onnx") is None
     assert "reproduces its probe only to" in caplog.text
     fresh = Embedder()
@@ -79,7 +79,7 @@ def test_a_bundle_whose_onnx_export_is_gone_is_refused(embedder, tmp_path, monke
     meta = json.loads((target / META).read_text())
     meta["onnx"] = str(tmp_path / "gone" / "model.onnx")
     (target / META).write_text(json.dumps(meta))
-    with caplog.at_level(logging.WARNING, logger="indexers.query_encoder"):
+    with caplog.at_level(logging.WARNING, logger="indexers.dense.query_encoder"):
         assert QueryEncoder.find(model_path, "onnx") is None
     assert "is gone" in caplog.text
 

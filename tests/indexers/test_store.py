@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from indexers.store import IndexLocked, IndexStore, NoIndex
+from indexers.build.store import IndexLocked, IndexStore, NoIndex
 
 
 def test_publish_switches_current_and_prune_keeps_current(tmp_path):
@@ -33,7 +33,7 @@ def test_lock_excludes_a_second_writer_and_is_released_on_kill(tmp_path):
             "-c",
             textwrap.dedent(f"""
             import time, sys
-            from indexers.store import IndexStore
+            from indexers.build.store import IndexStore
             with IndexStore({str(root)!r}).lock():
                 print("locked", flush=True)
                 time.sleep(60)

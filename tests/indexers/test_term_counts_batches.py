@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from indexers.bm25 import count_terms
-from indexers.term_counts import count_terms_stream
+from indexers.lexical.bm25 import count_terms
+from indexers.lexical.term_counts import count_terms_stream
 
 FIELDS = ("indptr", "indices", "tf", "doc_lengths")
 

@@ -1,6 +1,6 @@
 import pytest
 
-from indexers.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS, NAME, VERSION, Tokenizer
+from indexers.lexical.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS, NAME, VERSION, Tokenizer
 
 plain = Tokenizer(stopwords=False, stem=False)
 # The splitting rules are stated before stemming; the default tokenizer also stems (see below).
@@ -141,7 +141,7 @@ def test_stem_uses_snowball_and_leaves_cjk_alone() -> None:
 def test_stem_without_pystemmer_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from indexers import tokenize
+    from indexers.lexical import tokenize
 
     tokenize._stemmer.cache_clear()
     monkeypatch.setitem(sys.modules, "Stemmer", None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from indexers.vectors import BACKENDS, Embedder
+from indexers.dense.embedder import BACKENDS, Embedder
 
 TEXTS = [
     "How do I install Lumen on Linux?",
@@ -37,7 +37,7 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> str:
 def reference() -> np.ndarray:
     from sentence_transformers import SentenceTransformer
 
-    from indexers.vectors import resolve_model
+    from indexers.dense.embedder import resolve_model
 
     model = SentenceTransformer(resolve_model("all-MiniLM-L6-v2"), device="cpu")
     return np.asarray(model.encode(TEXTS, normalize_embeddings=True), dtype=np.float32)
@@ -116,7 +116,7 @@ def test_query_cache_returns_copies_and_evicts() -> None:
 def test_torch_thread_setting_is_put_back() -> None:
     import torch
 
-    from indexers.vectors import _torch_threads
+    from indexers.dense.embedder import _torch_threads
 
     before = torch.get_num_threads()
     with _torch_threads(1):
@@ -129,8 +129,8 @@ def test_onnx_export_has_fused_attention(onnx_cache: str, monkeypatch: pytest.Mo
     """The export traces eager attention so ONNX Runtime's optimizer can fuse it; an SDPA trace
     leaves about 700 small nodes and runs slower than torch (bench/bench_embed.py)."""
     onnx = pytest.importorskip("onnx")
-    from indexers.onnx_export import onnx_model
-    from indexers.vectors import resolve_model
+    from indexers.dense.embedder import resolve_model
+    from indexers.dense.onnx_export import onnx_model
 
     monkeypatch.setenv("DOCMILL_CACHE_DIR", onnx_cache)
     embedder = Embedder(backend="onnx")

@@ -9,9 +9,10 @@ import pdfplumber
 import pytest
 from bidi import get_display
 
-from parsers import bidi_text, pdf
-from parsers.layout import Segment
 from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.pdf import rtl as bidi_text
+from parsers.pdf.text_layout import Segment
 from parsers.source import SourceFile
 
 # matplotlib (a dependency) ships DejaVu Sans, which has Hebrew and Arabic glyphs: no system font needed

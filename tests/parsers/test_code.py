@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from parsers.code import MODULE_NODE, parse
-from parsers.code_languages import LANGUAGE_BY_SUFFIX, load_language
+from parsers.code.languages import LANGUAGE_BY_SUFFIX, load_language
+from parsers.code.parser import MODULE_NODE, parse
 from parsers.model import Block, ParsedDocument, SkipFile
 from parsers.options import ParseOptions
 from parsers.registry import parse_source

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from parsers.code import parse
-from parsers.code_graph import normalize_module
+from parsers.code.graph import normalize_module
+from parsers.code.parser import parse
 from parsers.model import CodeGraph, Reference
 from parsers.options import ParseOptions
 from parsers.source import SourceFile

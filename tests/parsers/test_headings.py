@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parsers import headings, pdf
-from parsers.layout import Segment
 from parsers.model import ParsedDocument
 from parsers.options import ParseOptions
+from parsers.pdf import headings
+from parsers.pdf import parser as pdf
+from parsers.pdf.text_layout import Segment
 from parsers.source import SourceFile
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from docmill.metrics import char_error_rate as cer
-from parsers import ocr, pdf
+from indexers.ranking.metrics import char_error_rate as cer
 from parsers.options import ParseOptions
+from parsers.pdf import ocr
+from parsers.pdf import parser as pdf
 from parsers.source import SourceFile
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""parsers.pdf on our generated samples (real pdfplumber, no mocks) and on broken files."""
+"""parsers.pdf.parser on our generated samples (real pdfplumber, no mocks) and on broken files."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from types import ModuleType
 
 import pytest
 
-from parsers import layout, pdf
 from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.pdf import text_layout as layout
 from parsers.source import SourceFile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,7 +118,7 @@ def test_table_across_two_pages_is_one_table(manual: ParsedDocument) -> None:
 
 
 def test_table_rows_cite_their_own_pages(manual: ParsedDocument) -> None:
-    from chunkers.registry import chunk_document
+    from chunkers.document import chunk_document
     from chunkers.sizing import ChunkOptions
 
     service = [b for b in manual.blocks if b.kind == "table"][1]

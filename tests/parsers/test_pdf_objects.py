@@ -1,4 +1,4 @@
-"""parsers.pdf_objects.page_objects against pdfplumber's own Page.parse_objects (the reference):
+"""parsers.pdf.objects.page_objects against pdfplumber's own Page.parse_objects (the reference):
 every object dict equal, key order included, on real PDFs."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from parsers.pdf_objects import page_objects, prime
+from parsers.pdf.objects import page_objects, prime
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = [*sorted((ROOT / "samples" / "pdf").glob("*.pdf")), *sorted(Path(__file__).parent.glob("*.pdf"))]

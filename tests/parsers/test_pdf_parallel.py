@@ -1,4 +1,4 @@
-"""parsers.pdf with helper processes (parsers.pdf_pool): the same document as a serial parse, the
+"""parsers.pdf.parser with helper processes (parsers.pdf.pool): the same document as a serial parse, the
 page and time limits kept, and no helper left behind when its parent dies. Real PDFs, real
 processes."""
 
@@ -16,9 +16,10 @@ import pytest
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen import canvas
 
-from parsers import pdf, pdf_pool
 from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.pdf import pool as pdf_pool
 from parsers.source import SourceFile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,7 +138,7 @@ def test_chunks_shrink_towards_the_end() -> None:
 
 _ORPHAN_SCRIPT = """
 import sys, time
-from parsers import pdf_pool
+from parsers.pdf import pool as pdf_pool
 from parsers.options import ParseOptions
 helper = pdf_pool._Helper()
 assert helper.conn.recv() == ("ready",)
@@ -186,7 +187,7 @@ def _helpers_by_parent() -> dict[int, int]:
             argv = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
         except OSError:
             continue
-        if len(argv) >= 5 and b"parsers.pdf_pool import serve" in argv[2] and _alive(int(entry.name)):
+        if len(argv) >= 5 and b"parsers.pdf.pool import serve" in argv[2] and _alive(int(entry.name)):
             found[int(entry.name)] = int(argv[4])
     return found
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from parsers.jsonl import parse
 from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
-from parsers.records import parse
 from parsers.registry import parse_path
 from parsers.source import SourceFile
 

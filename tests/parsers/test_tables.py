@@ -1,4 +1,4 @@
-"""parsers.tables: the pure geometry steps (no files), plus a rotated table drawn with reportlab."""
+"""parsers.pdf.tables.ruled: the pure geometry steps (no files), plus a rotated table drawn with reportlab."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ import pytest
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen import canvas
 
-from parsers import pdf, table_rules, tables
 from parsers.model import Table
 from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.pdf.tables import ruled as tables
+from parsers.pdf.tables import rules as table_rules
+from parsers.pdf.tables.ruled import GridCell
 from parsers.source import SourceFile
-from parsers.tables import GridCell
 
 
 def char(text: str, x0: float, top: float, size: float = 10.0, **extra: object) -> dict[str, object]:

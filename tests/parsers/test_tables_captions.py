@@ -12,13 +12,14 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from chunkers.registry import chunk_document
+from chunkers.document import chunk_document
 from chunkers.sizing import ChunkOptions
-from parsers import pdf, tables
 from parsers.model import ParsedDocument
 from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.pdf.tables import ruled as tables
+from parsers.pdf.tables.ruled import Span
 from parsers.source import SourceFile
-from parsers.tables import Span
 
 H = A4[1]
 # (row, col, rowspan, colspan, lines)

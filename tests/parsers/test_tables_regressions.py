@@ -1,4 +1,4 @@
-"""parsers.tables regressions, each on a bordered table we draw ourselves with reportlab.
+"""parsers.pdf.tables.ruled regressions, each on a bordered table we draw ourselves with reportlab.
 
 One test per general failure class found on third-party ruled tables (issue 3): a ruling line
 drawn a little off in one row, stray short segments, rules drawn column by column on an unruled
@@ -16,9 +16,10 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.pdfgen import canvas
 
-from parsers import pdf, tables
 from parsers.model import ParsedDocument
 from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.pdf.tables import ruled as tables
 from parsers.source import SourceFile
 
 ROWS = [["Region", "Lamps", "Owner"], ["North ridge", "12", "Ada"], ["Valley", "7", "Bo"]]
@@ -97,7 +98,7 @@ def test_rules_drawn_column_by_column_are_not_a_bordered_table(tmp_path: Path) -
         for r in range(4):
             c.drawString(x + 10, 664 - 18 * r, str(100 + 7 * k + r))
     c.save()
-    # not a *bordered* table (parsers.unruled may read it as a whitespace-aligned one)
+    # not a *bordered* table (parsers.pdf.tables.unruled may read it as a whitespace-aligned one)
     with pdfplumber.open(path) as doc:
         assert tables.find_tables(doc.pages[0]) == []
 

@@ -1,4 +1,4 @@
-"""parsers.unruled: whitespace-aligned tables from word boxes (pure steps, no files), then real
+"""parsers.pdf.tables.unruled: whitespace-aligned tables from word boxes (pure steps, no files), then real
 pdfplumber on reportlab PDFs drawn here: a financial statement's cells exact, and pages that are
 not tables (two text columns, a TOC with leaders, an aligned bullet list) yielding none."""
 
@@ -14,11 +14,12 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
 from chunkers.tables import chunk_table
-from parsers import pdf, unruled
 from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.pdf.tables import unruled
+from parsers.pdf.tables.unruled import Word
+from parsers.pdf.tables.unruled_guards import is_numeric, rejection
 from parsers.source import SourceFile
-from parsers.unruled import Word
-from parsers.unruled_guards import is_numeric, rejection
 
 CHAR_W = 5.0  # a word box is 5 pt per character, 10 pt high
 

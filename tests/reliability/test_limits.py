@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from parsers import markdown, ocr, pdf, records
+from parsers import jsonl as records
+from parsers import markdown
 from parsers.model import SkipFile
 from parsers.options import MARKDOWN_NESTING_CEILING, ParseOptions
+from parsers.pdf import ocr
+from parsers.pdf import parser as pdf
 from parsers.registry import count_lines, longest_line_over, parse_source
 from parsers.source import SourceFile
 
@@ -242,7 +245,7 @@ def test_issue8_form_feed_and_separators_do_not_shift_text_line_numbers() -> Non
 def test_issue8_deeply_nested_definitions_are_not_a_recursion_error(name: str, text: str) -> None:
     """The walker recursed once per nested class-like definition: 5,000 C++ namespaces overflowed.
     Below code.MAX_NESTED_DEFINITIONS levels a container is one block with its members inside."""
-    from parsers.code import MAX_NESTED_DEFINITIONS
+    from parsers.code.parser import MAX_NESTED_DEFINITIONS
 
     doc = parse_source(source(name, text.encode()), ParseOptions())[0]
     depths = [(b.symbol or "").count(".") for b in doc.blocks]

@@ -1,0 +1,1 @@
+"""Evaluation: BEIR and tree runs, question sets, metrics, reports."""

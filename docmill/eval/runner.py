@@ -1,0 +1,241 @@
+"""`docmill eval`: index a BEIR-format corpus through the real ingest path and score retrieval.
+
+Documents are scored at document level: a document's rank is its best chunk's rank. The built
+index is cached under ``cache_dir`` by corpus hash + build configuration, so re-running an eval
+only runs the queries.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from indexers.ranking.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
+
+DEFAULT_CACHE = Path(".docmill-cache") / "eval"
+
+
+@dataclass(frozen=True)
+class BeirSet:
+    name: str
+    corpus: Path
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+
+
+def load_beir(folder: str | Path, split: str) -> BeirSet:
+    """corpus.jsonl, queries.jsonl and qrels/SPLIT.tsv; only queries with a qrels entry are kept."""
+    root = Path(folder)
+    qrels_path = root / "qrels" / f"{split}.tsv"
+    for path in (root / "corpus.jsonl", root / "queries.jsonl", qrels_path):
+        if not path.is_file():
+            raise FileNotFoundError(f"BEIR folder {root} has no {path.relative_to(root)}")
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_path, encoding="utf-8") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        for row in reader:
+            if not row or row[0] == "query-id":
+                continue
+            qrels.setdefault(row[0], {})[row[1]] = int(row[2])
+    queries = {}
+    with open(root / "queries.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                item = json.loads(line)
+                if str(item["_id"]) in qrels:
+                    queries[str(item["_id"])] = item["text"]
+    return BeirSet(root.name, root / "corpus.jsonl", queries, qrels)
+
+
+def corpus_digest(corpus: Path) -> str:
+    digest = hashlib.sha256()
+    with open(corpus, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()[:12]
+
+
+def ensure_index(dataset: BeirSet, cache_dir: Path, config: Any = None, embedder: Any = None) -> Path:
+    """The eval index for this corpus and model, brought up to date through the real (incremental)
+    ingest: a no-op when nothing changed; after a tokenizer, BM25 or chunking change only what
+    changed is redone, and vectors of unchanged texts come from the index's embedding cache."""
+    from flows.config import IngestConfig
+    from flows.pipeline import run_ingest
+
+    config = config or IngestConfig()
+    index = cache_dir / f"{dataset.name}-{corpus_digest(dataset.corpus)}-{_model_slug(config)}"
+    run_ingest([dataset.corpus], index, config, embedder=embedder)
+    return index
+
+
+def _model_slug(config: Any) -> str:
+    slug = "".join(ch if ch.isalnum() else "-" for ch in config.model)[-40:]
+    return slug + "-int8" if config.embedding_backend == "onnx-int8" else slug  # other vectors
+
+
+def tree_index(docs: Path, cache_dir: Path, config: Any = None) -> Path:
+    """The eval index of a source tree, kept current by the real incremental ingest (a no-op
+    when nothing in the tree changed), cached by the tree's absolute path and the model."""
+    from flows.config import IngestConfig
+    from flows.pipeline import run_ingest
+
+    if not docs.is_dir():
+        raise FileNotFoundError(f"no folder {docs}")
+    config = config or IngestConfig()
+    where = hashlib.sha256(str(docs.resolve()).encode()).hexdigest()[:10]
+    index = cache_dir / f"tree-{docs.resolve().name}-{where}-{_model_slug(config)}"
+    run_ingest([docs], index, config)
+    return index
+
+
+@dataclass
+class ModeResult:
+    ndcg10: list[float] = field(default_factory=list)
+    recall10: list[float] = field(default_factory=list)
+    recall100: list[float] = field(default_factory=list)
+    mrr10: list[float] = field(default_factory=list)
+    abstained: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float]:
+        n = max(len(self.ndcg10), 1)
+        return {
+            "ndcg@10": sum(self.ndcg10) / n,
+            "recall@10": sum(self.recall10) / n,
+            "recall@100": sum(self.recall100) / n,
+            "mrr@10": sum(self.mrr10) / n,
+            "abstained": self.abstained / n,
+            "p50_ms": percentile(self.latencies_ms, 50),
+        }
+
+
+def document_ranking(doc_ids: Sequence[str], depth: int = 100) -> list[str]:
+    """Chunk-level doc ids in rank order -> distinct documents by their best chunk."""
+    seen: dict[str, None] = {}
+    for doc in doc_ids:
+        seen.setdefault(doc, None)
+        if len(seen) >= depth:
+            break
+    return list(seen)
+
+
+def evaluate(
+    index: Any,
+    dataset: BeirSet,
+    modes: Sequence[str] = ("bm25", "vector", "hybrid"),
+    abstain: bool = False,
+    chunk_depth: int = 300,
+    search_options: Mapping[str, Any] | None = None,
+) -> dict[str, dict[str, float]]:
+    results: dict[str, ModeResult] = {m: ModeResult() for m in modes}
+    options = dict(search_options or {})
+    if modes and any(m != "bm25" for m in modes) and dataset.queries:
+        index.search(next(iter(dataset.queries.values())), k=1, mode="vector")  # load the model off the clock
+    for qid, text in dataset.queries.items():
+        qrels = dataset.qrels[qid]
+        for mode in modes:
+            started = time.perf_counter()
+            result = index.search(
+                text, k=chunk_depth, fetch_k=chunk_depth, mode=mode, abstain=abstain, **options
+            )
+            elapsed = (time.perf_counter() - started) * 1000
+            ranked = document_ranking([h.chunk.doc_id for h in result.hits])
+            r = results[mode]
+            r.latencies_ms.append(elapsed)
+            r.abstained += int(result.abstained)
+            r.ndcg10.append(ndcg_at_k(ranked, qrels, 10))
+            r.recall10.append(recall_at_k(ranked, qrels, 10))
+            r.recall100.append(recall_at_k(ranked, qrels, 100))
+            r.mrr10.append(mrr_at_k(ranked, qrels, 10))
+    return {m: r.summary() for m, r in results.items()}
+
+
+def format_table(report: Mapping[str, Any]) -> str:
+    lines = [
+        f"{report['dataset']} ({report['split']}): "
+        f"{report['queries']} queries, {report['documents']} documents",
+        "| mode | nDCG@10 | Recall@10 | Recall@100 | MRR@10 | abstained | p50 ms |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for mode, m in report["modes"].items():
+        lines.append(
+            f"| {mode} | {m['ndcg@10']:.4f} | {m['recall@10']:.4f} | {m['recall@100']:.4f} | "
+            f"{m['mrr@10']:.4f} | {m['abstained']:.1%} | {m['p50_ms']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def evaluate_questions(
+    index: Any,
+    questions: Sequence[Any],
+    modes: Sequence[str] = ("bm25", "vector", "hybrid"),
+    root: str = "",
+    depth: int = 50,
+    search_options: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """Each question searched as a user would (abstaining on), per mode: a summary per mode and
+    question kind (docmill.eval.questions.Tally), and one record per question and mode for reports."""
+    from docmill.eval.questions import Tally, first_rank, tally_question
+
+    tallies: dict[str, dict[str, Tally]] = {m: {} for m in modes}
+    records: list[dict[str, Any]] = []
+    options = dict(search_options or {})
+    for question in questions:
+        for mode in modes:
+            result = index.search(question.query, k=depth, fetch_k=max(depth, 100), mode=mode, **options)
+            if result.abstained:  # what the hits would have been: scored separately
+                shown = index.search(
+                    question.query,
+                    k=depth,
+                    fetch_k=max(depth, 100),
+                    mode=mode,
+                    **{**options, "abstain": False},
+                )
+            else:
+                shown = result
+            rank = (
+                first_rank(question, [h.chunk for h in shown.hits], root) if not question.offtopic else None
+            )
+            tally_question(tallies[mode], question, rank, result.abstained)
+            records.append(
+                {
+                    "id": question.id,
+                    "mode": mode,
+                    "kind": question.kind,
+                    "offtopic": question.offtopic,
+                    "rank": rank,
+                    "abstained": result.abstained,
+                    "reason": result.reason,
+                    "confidence": result.confidence,
+                }
+            )
+    summary = {m: {kind: t.summary() for kind, t in sorted(kinds.items())} for m, kinds in tallies.items()}
+    return summary, records
+
+
+def format_questions(report: Mapping[str, Any]) -> str:
+    lines = [
+        f"{report['questions_file']} ({report['half']}): {report['questions']} questions, "
+        f"{report['offtopic']} off-topic; index {report['index']}",
+        "| mode | kind | n | hit@1 | hit@5 | MRR@10 | hit@5 no abstain | wrongly abstained "
+        "| off-topic abstained |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for mode, kinds in report["modes"].items():
+        for kind, m in kinds.items():
+
+            def cell(key: str, fmt: str = "{:.3f}", m: Mapping[str, Any] = m) -> str:
+                return fmt.format(m[key]) if key in m else "-"
+
+            lines.append(
+                f"| {mode} | {kind} | {m.get('questions', 0)} | {cell('hit@1')} | {cell('hit@5')} | "
+                f"{cell('mrr@10')} | {cell('hit@5_no_abstain')} | {cell('wrongly_abstained', '{:.1%}')} | "
+                f"{cell('offtopic_abstained', '{:.1%}')} |"
+            )
+    return "\n".join(lines)

@@ -1,0 +1,41 @@
+"""What the ingest stages hand each other, in a module of its own so the runner (flows.pipeline),
+the incremental diff (flows.incremental) and the quality gate (flows.gate) all import it and none
+imports another back: each file reads top-down."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chunkers.document import chunk_document
+from chunkers.model import Chunk
+from flows.config import IngestConfig
+from indexers.build.manifest import DocumentRecord
+from parsers.model import ParsedDocument
+
+
+class IngestError(RuntimeError):
+    """The ingest finished without publishing (nothing indexable, or strict mode saw skips)."""
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """A file to ingest: its location and its stable id (root folder name + relative POSIX path)."""
+
+    path: Path
+    rel_path: str
+
+
+@dataclass
+class ParseOutcome:
+    record: DocumentRecord
+    documents: list[ParsedDocument] = field(default_factory=list)
+
+
+def chunk_outcome(outcome: ParseOutcome, config: IngestConfig) -> list[Chunk]:
+    """The chunks of a parsed file, recording their count (and a file with none as skipped)."""
+    chunks = [c for doc in outcome.documents for c in chunk_document(doc, config.chunk)]
+    outcome.record.chunks = len(chunks)
+    if outcome.record.status == "indexed" and not chunks:
+        outcome.record.status, outcome.record.reason = "skipped", "no indexable text"
+    return chunks

@@ -1,0 +1,45 @@
+"""File names of an index folder and of each build in it, defined once: the writer
+(flows.pipeline, flows.incremental, indexers.build.store) and every reader (docmill.index, docmill.graph,
+the benchmarks) take them from here, so a rename cannot leave one side behind.
+
+    INDEX/CURRENT                       one line: the active build's folder name (os.replace'd)
+    INDEX/LOCK                          flock'ed by a writer while it builds and publishes
+    INDEX/builds/<name>/                one build:
+        manifest.json                   written last: a build is complete once it exists; lists the
+                                        segments in row order and every file's size and checksum
+        graph.jsonl                     code graph (indexers.build.graph_file), only when the tree has code
+        segments/<segment>/             one segment (indexers.build.segments): written once, then
+                                        hard-linked, never rewritten, into each later build
+            chunks.jsonl                one chunk per line
+            chunk_offsets.npy           int64 byte offsets of each line (n + 1), for reads by row
+            docs.json                   [path, first line, lines] of each source file's chunks
+            embeddings.npy              float32 (n, dim) normalised passage vectors
+            embedding_keys.npy          S64 content key per line: what an incremental run reuses
+            vectors.faiss               FAISS's own file over embeddings.npy
+            bm25/                       raw tf postings (indexers.lexical.segmented, files listed there)
+            deleted_rows.npy            this build's masked lines of the segment (absent: none) and
+            deleted.json                the df/length they took from the BM25 statistics
+
+A build's rows (BM25 doc id = FAISS id = chunk row) are its segments' live lines in segment order.
+"""
+
+from __future__ import annotations
+
+CURRENT = "CURRENT"
+LOCK = "LOCK"
+BUILDS = "builds"
+
+MANIFEST = "manifest.json"
+CHUNKS_FILE = "chunks.jsonl"
+OFFSETS_FILE = "chunk_offsets.npy"
+EMBEDDINGS_FILE = "embeddings.npy"
+EMBEDDING_KEYS_FILE = "embedding_keys.npy"
+VECTORS_FILE = "vectors.faiss"
+BM25_DIR = "bm25"
+GRAPH_FILE = "graph.jsonl"
+SEGMENTS_DIR = "segments"
+DOCS_FILE = "docs.json"
+DELETED_ROWS_FILE = "deleted_rows.npy"
+DELETED_STATS_FILE = "deleted.json"
+# The files of a segment that a later build may mask differently (all others never change).
+DELETION_FILES = (DELETED_ROWS_FILE, DELETED_STATS_FILE)

@@ -1,0 +1,233 @@
+"""Writing a build's segments (indexers/segments.py). A full build is one segment. The next build
+of an index hard-links the previous build's segments, masks the lines of the files that changed or
+went away (the previous build's own files are never touched), puts the new and changed files'
+chunks in one small new segment, then applies the merge policy. Nothing here re-parses or
+re-embeds: the caller hands over the new chunks with their vectors."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from chunkers.model import Chunk
+from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, SEGMENTS_DIR
+from indexers.build.manifest import Manifest
+from indexers.build.segments import (
+    MAX_DELETED_SHARE,
+    MAX_SEGMENTS,
+    DocSpan,
+    SegmentError,
+    SegmentInfo,
+    carry_segment,
+    generation,
+    load_segment,
+    mask_rows,
+    merge_segments,
+    plan_merge,
+    read_spans,
+    segment_folder,
+    segment_infos,
+    segment_name,
+    write_segment,
+)
+from indexers.lexical.bm25 import BM25Params
+from indexers.lexical.segmented import Deletions
+from indexers.lexical.tokenize import Tokenizer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where a source file's chunks live in a build: segment ``segment``, lines ``span``."""
+
+    segment: str
+    span: DocSpan
+
+
+@dataclass
+class WrittenSegments:
+    """What a build folder now holds: its segments in row order, the files written this run (to be
+    hashed) and those carried from the previous build (checksums kept)."""
+
+    segments: list[SegmentInfo]
+    written: list[str] = field(default_factory=list)
+    carried: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    merged: list[str] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        return sorted([*self.written, *self.carried])
+
+    @property
+    def rows(self) -> int:
+        return sum(s.live for s in self.segments)
+
+
+def write_full(
+    folder: Path,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    keys: Sequence[bytes],
+    token_lists: Iterable[Sequence[str]],
+    vector_index: str,
+    bm25: BM25Params,
+    number: int = 1,
+) -> WrittenSegments:
+    """Every chunk in one new segment, with its BM25 weights precomputed (it is the whole build)."""
+    info, names = write_segment(
+        folder, segment_name(number), chunks, vectors, keys, token_lists, vector_index, weights_for=bm25
+    )
+    return WrittenSegments([info], names)
+
+
+def live_locations(build: Path, manifest: Manifest) -> dict[str, Located]:
+    """Each source file with live chunks in ``build``: where they are (reads each segment's
+    docs.json and masked rows, not its chunks)."""
+    located: dict[str, Located] = {}
+    for info in segment_infos(manifest.segments):
+        folder = segment_folder(build, info.name)
+        masked = set(Deletions.load(folder).rows.tolist()) if info.deleted else set()
+        for span in read_spans(folder):
+            if span.start not in masked:
+                located[span.path] = Located(info.name, span)
+    return located
+
+
+def masked_vectors(build: Path, spans: Sequence[Located]) -> tuple[list[bytes], np.ndarray]:
+    """Embedding keys and vectors of the lines in ``spans``: the cache a small run embeds against
+    (a changed file's unchanged chunks, a renamed file's text)."""
+    keys: list[bytes] = []
+    rows: list[np.ndarray] = []
+    by_segment: dict[str, list[int]] = {}
+    for located in spans:
+        by_segment.setdefault(located.segment, []).extend(
+            range(located.span.start, located.span.start + located.span.count)
+        )
+    for name, lines in by_segment.items():
+        folder = segment_folder(build, name)
+        picked = np.asarray(sorted(lines), dtype=np.int64)
+        keys += np.load(folder / EMBEDDING_KEYS_FILE, allow_pickle=False)[picked].tolist()
+        rows.append(np.asarray(np.load(folder / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)[picked]))
+    vectors = np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+    return keys, vectors.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class MergePolicy:
+    max_segments: int = MAX_SEGMENTS
+    max_deleted_share: float = MAX_DELETED_SHARE
+
+    def __post_init__(self) -> None:
+        if self.max_segments < 1 or not 0 < self.max_deleted_share <= 1:
+            raise ValueError(f"bad merge policy {self}: max_segments >= 1, 0 < max_deleted_share <= 1")
+
+
+def write_next(
+    previous: Path,
+    previous_manifest: Manifest,
+    folder: Path,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    keys: Sequence[bytes],
+    masked_paths: Collection[str],
+    tokenizer: Tokenizer,
+    vector_index: str = "auto",
+    policy: MergePolicy | None = None,
+    located: Mapping[str, Located] | None = None,
+) -> WrittenSegments:
+    """The next build's segments in ``folder``: ``previous``'s segments carried by hard link with
+    the lines of ``masked_paths`` masked, ``chunks`` (with ``vectors`` and embedding ``keys``) in
+    one new segment, then merged where ``policy`` says. ``located``: live_locations(previous) if
+    the caller has it."""
+    policy = policy or MergePolicy()
+    infos = segment_infos(previous_manifest.segments)
+    located = located if located is not None else live_locations(previous, previous_manifest)
+    new_masks = _masks_by_segment(located, masked_paths)
+    deletions: dict[str, Deletions] = {}
+    updated: list[SegmentInfo] = []
+    for info in infos:
+        source = segment_folder(previous, info.name)
+        old = load_segment(source, info)[1]
+        deletions[info.name] = mask_rows(source, old, sorted(new_masks.get(info.name, [])), tokenizer)
+        updated.append(SegmentInfo(info.name, info.rows, len(deletions[info.name]), info.vectors))
+    result = WrittenSegments([])
+    next_number = max((generation(i.name) for i in infos), default=0) + 1
+    written_here: set[str] = set()
+    if len(chunks):
+        token_lists = (tokenizer(c.index_text) for c in chunks)
+        info, names = write_segment(
+            folder, segment_name(next_number), chunks, vectors, keys, token_lists, vector_index
+        )
+        next_number += 1
+        updated.append(info)
+        deletions[info.name] = Deletions()
+        written_here.add(info.name)
+        result.written += names
+    merging = plan_merge(updated, policy.max_segments, policy.max_deleted_share)
+    if merging and not any(s.live for s in updated if s.name in merging):  # all masked: drop them
+        _drop_written(result, folder, written_here & set(merging))
+        result.merged = merging
+        updated = [s for s in updated if s.name not in merging]
+        merging = []
+    if merging:
+        parts = [
+            (segment_folder(folder if s.name in written_here else previous, s.name), s, deletions[s.name])
+            for s in updated
+            if s.name in merging
+        ]
+        merged, names = merge_segments(parts, folder, segment_name(next_number), vector_index)
+        _drop_written(result, folder, written_here & set(merging))  # this run's own, now merged
+        result.written += names
+        result.merged = merging
+        first = next(i for i, s in enumerate(updated) if s.name in merging)
+        updated = [s for s in updated if s.name not in merging]
+        updated.insert(first, merged)
+        written_here.add(merged.name)
+        log.info("merged segments %s into %s (%d rows)", ", ".join(merging), merged.name, merged.rows)
+    for info in updated:
+        if info.name in written_here:
+            continue
+        changed = info.name in new_masks
+        result.carried.update(
+            carry_segment(previous, folder, info.name, previous_manifest.files, with_deletions=not changed)
+        )
+        if changed:
+            saved = deletions[info.name].save(segment_folder(folder, info.name))
+            result.written += [p.relative_to(folder).as_posix() for p in saved]
+    result.segments = updated
+    _check_rows(result, infos, new_masks, len(chunks))
+    return result
+
+
+def _masks_by_segment(located: Mapping[str, Located], paths: Collection[str]) -> dict[str, list[int]]:
+    """Segment name -> the local lines of ``paths``' live chunks."""
+    masks: dict[str, list[int]] = {}
+    for path in sorted(set(paths)):
+        where = located.get(path)
+        if where is not None:
+            masks.setdefault(where.segment, []).extend(
+                range(where.span.start, where.span.start + where.span.count)
+            )
+    return masks
+
+
+def _drop_written(result: WrittenSegments, folder: Path, names: Collection[str]) -> None:
+    """Remove segments this run wrote into ``folder`` (merged away) from it and from ``result``."""
+    for name in names:
+        shutil.rmtree(segment_folder(folder, name))
+        result.written = [n for n in result.written if not n.startswith(f"{SEGMENTS_DIR}/{name}/")]
+
+
+def _check_rows(
+    result: WrittenSegments, before: Sequence[SegmentInfo], masks: Mapping[str, list[int]], added: int
+) -> None:
+    expected = sum(s.live for s in before) - sum(len(v) for v in masks.values()) + added
+    if result.rows != expected:
+        raise SegmentError(f"the new build has {result.rows} rows, expected {expected}")

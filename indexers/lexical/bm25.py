@@ -1,0 +1,440 @@
+"""BM25 (Lucene idf, classic (k1 + 1) numerator) with every (term, document) weight computed at build
+time, so a query is a few array slices added together.
+
+    idf(t)      = ln(1 + (N - df + 0.5) / (df + 0.5))            always > 0
+    w(t, d)     = idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))
+    score(q, d) = sum over query term occurrences t of w(t, d)
+
+A term repeated in the query counts once per occurrence, as in rank_bm25, bm25s and Anserini's
+bag-of-words queries. bm25s' "lucene" method drops the constant (k1 + 1) factor, as Lucene >= 8 does:
+its scores are ours divided by (k1 + 1), with the same ranking.
+
+Storage is term-major CSC: the postings of vocabulary id ``t`` are ``indices[indptr[t]:indptr[t+1]]``
+(document ids, int32, ascending) with weights ``data[...]`` (float32). Files are plain JSON and
+``.npy`` (never pickled), loadable with ``mmap`` so a reader does not copy the index into memory.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from indexers.lexical.term_counts import TermCounts, count_terms_stream
+
+FORMAT = "docmill-bm25"
+FORMAT_VERSION = 1
+VOCAB_FILE = "vocab.json"
+PARAMS_FILE = "params.json"
+ARRAY_FILES = ("data", "indices", "indptr", "doc_lengths")
+_ARRAY_KINDS = {"data": "f", "indices": "i", "indptr": "i", "doc_lengths": "i"}
+# Postings whose weights are computed at once: the float64 temporaries stay a few MiB.
+WEIGHT_BLOCK = 1 << 18
+
+
+class BM25FormatError(ValueError):
+    """A BM25 folder is missing, truncated or inconsistent; rebuild the index."""
+
+
+@dataclass(frozen=True)
+class BM25Params:
+    k1: float = 1.2
+    b: float = 0.75
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.k1) and self.k1 >= 0):
+            raise ValueError(f"BM25Params.k1 must be a finite number >= 0, got {self.k1!r}")
+        if not (math.isfinite(self.b) and 0 <= self.b <= 1):
+            raise ValueError(f"BM25Params.b must be between 0 and 1, got {self.b!r}")
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> BM25Params:
+        unknown = set(values) - {"k1", "b"}
+        if unknown:
+            raise ValueError(f"unknown BM25 parameter(s): {', '.join(sorted(unknown))}; expected: b, k1")
+        return cls(**{k: float(v) for k, v in values.items()})
+
+
+@dataclass(frozen=True)
+class BM25Result:
+    """Top hits, (doc id, score) best first, and the df of each distinct query term."""
+
+    hits: list[tuple[int, float]]
+    df: dict[str, int]
+
+
+class BM25Index:
+    """Immutable scorer over N documents; document ids are positions 0..N-1 in the build input."""
+
+    def __init__(
+        self,
+        *,
+        vocab: Sequence[str],
+        params: BM25Params,
+        data: npt.NDArray[np.float32],
+        indices: npt.NDArray[np.int32],
+        indptr: npt.NDArray[np.int64],
+        doc_lengths: npt.NDArray[np.int32],
+        tokenizer: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.params = params
+        self.terms: list[str] = list(vocab)
+        self.term_ids: dict[str, int] = {term: i for i, term in enumerate(self.terms)}
+        self.data = data
+        self.indices = indices
+        self.indptr = indptr
+        # Scalar reads of a memory-mapped array go through np.memmap's Python-level __getitem__;
+        # a plain ndarray view of the same pages skips it (a query reads two bounds per term).
+        self._indptr: npt.NDArray[np.int64] = np.asarray(indptr)
+        self.doc_lengths = doc_lengths
+        self.tokenizer: dict[str, Any] = dict(tokenizer or {})
+        self.n_docs = int(doc_lengths.shape[0])
+        self.avgdl = float(doc_lengths.mean()) if self.n_docs else 0.0
+
+    @classmethod
+    def build(cls, token_lists: Iterable[Sequence[str]], params: BM25Params | None = None) -> BM25Index:
+        """The index of ``token_lists`` (document id = position), read once: a generator that makes
+        each document's tokens when asked keeps only one document's strings alive."""
+        params = params or BM25Params()
+        counts = count_terms_stream(token_lists)
+        return cls(
+            vocab=counts.terms,
+            params=params,
+            data=posting_weights(counts, params),
+            indices=counts.indices,
+            indptr=counts.indptr,
+            doc_lengths=counts.doc_lengths,
+        )
+
+    def _postings(self, query_tokens: Sequence[str]) -> dict[str, tuple[int, int, int]]:
+        """term -> (occurrences in the query, postings start, end) for the query's known terms."""
+        found: dict[str, tuple[int, int, int]] = {}
+        indptr = self._indptr
+        for token in query_tokens:
+            if token in found:
+                count, start, end = found[token]
+                found[token] = (count + 1, start, end)
+                continue
+            term_id = self.term_ids.get(token)
+            if term_id is not None:
+                start, end = indptr[term_id : term_id + 2].tolist()
+                found[token] = (1, start, end)
+        return found
+
+    def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
+        """df of each distinct term (0 for a term the index has never seen)."""
+        return _df(self._postings(terms), terms)
+
+    def scores(self, query_tokens: Sequence[str]) -> npt.NDArray[np.float32]:
+        """BM25 score of every document (length N); 0 where no query term occurs."""
+        return self._scores(self._postings(query_tokens))
+
+    def _scores(self, postings: Mapping[str, tuple[int, int, int]]) -> npt.NDArray[np.float32]:
+        if not postings:
+            return np.zeros(self.n_docs, dtype=np.float32)
+        docs, weights = [], []
+        for count, start, end in postings.values():
+            docs.append(self.indices[start:end])
+            weights.append(self.data[start:end] * count if count > 1 else self.data[start:end])
+        # One C loop over all postings of the query (a term's postings never repeat a document,
+        # different terms' postings add up), summed in float64 like the reference formula.
+        totals = np.bincount(np.concatenate(docs), weights=np.concatenate(weights), minlength=self.n_docs)
+        return totals.astype(np.float32)
+
+    def score_document(self, query_tokens: Sequence[str], doc_tokens: Sequence[str]) -> float:
+        """BM25 score of a document that is not in the index, under the index's statistics (N,
+        avgdl, df). Used to score a held-out variant of an indexed chunk (fusion calibration)."""
+        tf: dict[str, int] = {}
+        for token in doc_tokens:
+            tf[token] = tf.get(token, 0) + 1
+        total = 0.0
+        k1, b = self.params.k1, self.params.b
+        norm = k1 * (1 - b + b * len(doc_tokens) / self.avgdl) if self.avgdl > 0 else k1
+        for token in query_tokens:
+            term_id, count = self.term_ids.get(token), tf.get(token, 0)
+            if term_id is None or count == 0:
+                continue
+            df = int(self.indptr[term_id + 1] - self.indptr[term_id])
+            idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+            total += float(idf * count * (k1 + 1) / (count + norm))
+        return total
+
+    def idf(self, term: str) -> float:
+        """Lucene idf; a term the index has never seen gets the idf of df = 0 (the maximum)."""
+        term_id = self.term_ids.get(term)
+        df = 0 if term_id is None else int(self.indptr[term_id + 1] - self.indptr[term_id])
+        return float(np.log1p((self.n_docs - df + 0.5) / (df + 0.5)))
+
+    def coverage(self, query_tokens: Sequence[str], doc: int) -> float:
+        """Share of the query's idf mass whose terms occur in document ``doc`` (0..1): how much
+        of what is specific in the query the document contains. Unseen query terms count as
+        uncovered, with the maximum idf."""
+        return self.coverage_many(query_tokens, [doc])[0]
+
+    def coverage_many(self, query_tokens: Sequence[str], docs: Sequence[int]) -> list[float]:
+        """``coverage`` of several documents at once (one postings search per query term)."""
+        if not docs:
+            return []
+        unique = list(dict.fromkeys(query_tokens))
+        if not unique:
+            return [0.0] * len(docs)
+        term_ids = [self.term_ids.get(term) for term in unique]
+        df = np.array(
+            [0 if t is None else int(self.indptr[t + 1] - self.indptr[t]) for t in term_ids], dtype=np.float64
+        )
+        idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+        targets = np.asarray(docs, dtype=np.int64)
+        covered = np.zeros(len(targets), dtype=np.float64)
+        for weight, term_id in zip(idf.tolist(), term_ids, strict=True):
+            if term_id is None:
+                continue
+            postings = self.indices[int(self.indptr[term_id]) : int(self.indptr[term_id + 1])]  # sorted
+            pos = np.minimum(np.searchsorted(postings, targets), len(postings) - 1)
+            covered += weight * (postings[pos] == targets)
+        total = float(idf.sum())
+        return (covered / total).tolist() if total > 0 else [0.0] * len(docs)
+
+    def top_k(
+        self, query_tokens: Sequence[str], k: int, allowed: npt.NDArray[np.bool_] | None = None
+    ) -> list[tuple[int, float]]:
+        """Up to k (doc id, score) pairs, best first, ties by doc id; only docs with score > 0.
+
+        ``allowed`` (bool, length N) filters before the cut, so k allowed matches give k hits.
+        """
+        return self.search(query_tokens, k, allowed).hits
+
+    def search(
+        self, query_tokens: Sequence[str], k: int, allowed: npt.NDArray[np.bool_] | None = None
+    ) -> BM25Result:
+        """``top_k`` with the document frequencies of the query's terms, read on the way (the
+        abstain evidence needs them: indexers/abstain.py)."""
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
+        postings = self._postings(query_tokens)
+        hits = self._top(self._scores(postings), k, allowed) if k else []
+        return BM25Result(hits, _df(postings, query_tokens))
+
+    def _top(
+        self, scores: npt.NDArray[np.float32], k: int, allowed: npt.NDArray[np.bool_] | None
+    ) -> list[tuple[int, float]]:
+        return top_hits(scores, k, allowed, self.n_docs)
+
+    def save(self, folder: Path | str, tokenizer: Mapping[str, Any] | None = None) -> list[Path]:
+        """Write the index files into ``folder`` (created if needed); returns the paths written.
+
+        params.json is written last, so a folder without it is an interrupted save.
+        """
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        written = [folder / VOCAB_FILE]
+        written[0].write_text(json.dumps(self.terms, ensure_ascii=False), encoding="utf-8")
+        for name in ARRAY_FILES:
+            path = folder / f"{name}.npy"
+            np.save(path, np.ascontiguousarray(getattr(self, name)), allow_pickle=False)
+            written.append(path)
+        params = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "k1": self.params.k1,
+            "b": self.params.b,
+            "n_docs": self.n_docs,
+            "avgdl": self.avgdl,
+            "n_terms": len(self.terms),
+            "n_postings": int(self.data.shape[0]),
+            "tokenizer": dict(tokenizer if tokenizer is not None else self.tokenizer),
+        }
+        written.append(folder / PARAMS_FILE)
+        written[-1].write_text(json.dumps(params, indent=2, ensure_ascii=False), encoding="utf-8")
+        return written
+
+    @classmethod
+    def load(cls, folder: Path | str, mmap: bool = True) -> BM25Index:
+        """Read a folder written by ``save``; raises BM25FormatError on anything missing or inconsistent.
+
+        The tokenizer dict is returned as stored (``.tokenizer``); checking it is the caller's job.
+        """
+        folder = Path(folder)
+        params, vocab, arrays = read_folder(folder, FORMAT, FORMAT_VERSION, "BM25", _ARRAY_KINDS, mmap)
+        _check_shapes(folder, params, vocab, arrays)
+        try:
+            bm25_params = BM25Params(k1=params["k1"], b=params["b"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BM25FormatError(f"{folder / PARAMS_FILE}: bad k1/b: {exc}") from exc
+        return cls(vocab=vocab, params=bm25_params, tokenizer=params.get("tokenizer"), **arrays)
+
+
+def count_terms(token_lists: Sequence[Sequence[str]]) -> TermCounts:
+    """Postings and term frequencies of ``token_lists`` (document id = position in the list): the
+    plain reference (int64 keys, one np.unique) that indexers.lexical.term_counts.count_terms_stream, which
+    the builds use, must match array for array (tests/indexers/test_term_counts.py)."""
+    n_docs = len(token_lists)
+    if n_docs >= 2**31:
+        raise ValueError(f"BM25Index holds at most 2**31 - 1 documents, got {n_docs}")
+    lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=n_docs)
+    # Ids in first-seen order via a dict whose missing keys get the next id: one C-level lookup
+    # per token, no per-document Counter. vocab.json keeps that order (not sorted: sorting costs
+    # a quarter of the build and nothing reads the vocabulary by binary search).
+    first_seen: defaultdict[str, int] = defaultdict()
+    first_seen.default_factory = first_seen.__len__
+    term_ids = np.fromiter(
+        map(first_seen.__getitem__, chain.from_iterable(token_lists)),
+        dtype=np.int64,
+        count=int(lengths.sum()),
+    )
+    terms = list(first_seen)
+    doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+    # One sort of (term, doc) keys yields term-major postings with their term frequencies.
+    keys, tf = np.unique(term_ids * max(n_docs, 1) + doc_ids, return_counts=True)
+    posting_terms, posting_docs = np.divmod(keys, max(n_docs, 1))
+    indptr = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(posting_terms, minlength=len(terms)), out=indptr[1:])
+    return TermCounts(
+        terms, indptr, posting_docs.astype(np.int32), tf.astype(np.int32), lengths.astype(np.int32)
+    )
+
+
+def top_hits(
+    scores: npt.NDArray[np.float32], k: int, allowed: npt.NDArray[np.bool_] | None, n_docs: int
+) -> list[tuple[int, float]]:
+    """Up to k (doc id, score) pairs of ``scores``, best first, ties by id, score > 0 only;
+    ``allowed`` (bool, length ``n_docs``) filters before the cut."""
+    if allowed is not None:
+        if allowed.dtype != np.bool_ or allowed.shape != (n_docs,):
+            raise ValueError(
+                f"allowed must be a bool array of shape ({n_docs},), got {allowed.dtype} {allowed.shape}"
+            )
+        scores = np.where(allowed, scores, np.float32(0))
+    candidates = np.flatnonzero(scores > 0)
+    if len(candidates) > k:
+        # Keep every doc tied with the k-th score so the tie-break below is by id, not by luck.
+        # The k-th best is found among the matches only (usually far fewer than N).
+        matched = scores[candidates]
+        kth = np.partition(matched, len(matched) - k)[len(matched) - k]
+        candidates = candidates[matched >= kth]
+    order = np.lexsort((candidates, -scores[candidates]))[:k]
+    best = candidates[order]
+    return list(zip(best.tolist(), scores[best].tolist(), strict=True))
+
+
+def _df(postings: Mapping[str, tuple[int, int, int]], terms: Sequence[str]) -> dict[str, int]:
+    return {
+        term: postings[term][2] - postings[term][1] if term in postings else 0
+        for term in dict.fromkeys(terms)
+    }
+
+
+def posting_weights(counts: TermCounts, params: BM25Params) -> npt.NDArray[np.float32]:
+    """float32 BM25 weight of every posting of ``counts`` under its own statistics (N, avgdl, df).
+
+    The float64 formula of ``_weights``, operation for operation, evaluated WEIGHT_BLOCK postings at
+    a time: each step is element-wise, so the values are those of one pass over all postings, with
+    idf taken per term and the length norm per document (the same float64 numbers as computing
+    them per posting) and no int64 or float64 array as long as the postings."""
+    n_docs = counts.n_docs
+    lengths = np.asarray(counts.doc_lengths, dtype=np.int64)
+    avgdl = float(lengths.mean()) if n_docs else 0.0
+    indptr = np.asarray(counts.indptr, dtype=np.int64)
+    df = indptr[1:] - indptr[:-1]
+    idf: npt.NDArray[np.float64] = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    k1, b = params.k1, params.b
+    # Per document, as _weights per posting: (1 - b) first, then + b * |d| / avgdl.
+    norm: npt.NDArray[np.floating[Any]] = (
+        k1 * (1 - b + b * lengths / avgdl) if avgdl > 0 else np.full(n_docs, k1, dtype=np.float64)
+    )
+    del lengths
+    total = int(indptr[-1])
+    weights = np.empty(total, dtype=np.float32)
+    for start in range(0, total, WEIGHT_BLOCK):
+        end = min(start + WEIGHT_BLOCK, total)
+        first = int(np.searchsorted(indptr, start, side="right")) - 1  # terms whose postings meet the block
+        last = int(np.searchsorted(indptr, end, side="left"))
+        spans = np.minimum(indptr[first + 1 : last + 1], end) - np.maximum(indptr[first:last], start)
+        tf = counts.tf[start:end]
+        block: npt.NDArray[np.float64] = np.repeat(idf[first:last], spans) * tf
+        block *= k1 + 1
+        block /= tf + norm[counts.indices[start:end]]
+        weights[start:end] = block
+    return weights
+
+
+def _weights(
+    tf: npt.NDArray[np.integer[Any]],
+    df: npt.NDArray[np.integer[Any]],
+    doc_length: npt.NDArray[np.integer[Any]],
+    n_docs: int,
+    avgdl: float,
+    params: BM25Params,
+) -> npt.NDArray[np.float64]:
+    """The weight formula per posting, in one pass (the reference ``posting_weights`` follows)."""
+    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    norm = params.k1 * (1 - params.b + params.b * doc_length / avgdl) if avgdl > 0 else params.k1
+    result: npt.NDArray[np.float64] = idf * tf * (params.k1 + 1) / (tf + norm)
+    return result
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise BM25FormatError(f"BM25 index file missing: {path}") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BM25FormatError(f"BM25 index file {path} is not valid JSON: {exc}") from exc
+
+
+def read_folder(
+    folder: Path, fmt: str, version: int, what: str, kinds: Mapping[str, str], mmap: bool
+) -> tuple[dict[str, Any], list[Any], dict[str, npt.NDArray[Any]]]:
+    """The params, vocabulary and arrays (``kinds``: array name -> dtype kind) of a folder in
+    format ``fmt`` (BM25Index's, or a segment's: indexers.lexical.segmented), each checked for its
+    format, version and type; BM25FormatError naming the file otherwise. Shapes are the caller's."""
+    params = _read_json(folder / PARAMS_FILE)
+    if not isinstance(params, dict) or params.get("format") != fmt:
+        raise BM25FormatError(f"{folder / PARAMS_FILE} is not a {fmt} params file")
+    if params.get("format_version") != version:
+        raise BM25FormatError(
+            f"{folder} has {what} format version {params.get('format_version')!r}; "
+            f"this docmill reads version {version}: rebuild the index"
+        )
+    vocab = _read_json(folder / VOCAB_FILE)
+    if not isinstance(vocab, list):
+        raise BM25FormatError(f"{folder / VOCAB_FILE} must hold a JSON list of terms")
+    arrays = {name: _load_array(folder / f"{name}.npy", kind, mmap) for name, kind in kinds.items()}
+    return params, vocab, arrays
+
+
+def _load_array(path: Path, kind: str, mmap: bool) -> npt.NDArray[Any]:
+    try:
+        array: npt.NDArray[Any] = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+    except FileNotFoundError as exc:
+        raise BM25FormatError(f"BM25 index file missing: {path}") from exc
+    except (ValueError, OSError, EOFError) as exc:
+        raise BM25FormatError(f"BM25 index file {path} is truncated or not a .npy array: {exc}") from exc
+    if array.ndim != 1 or array.dtype.kind != kind:
+        raise BM25FormatError(
+            f"{path}: expected a 1-d array of kind {kind!r}, got {array.dtype} {array.shape}"
+        )
+    return array
+
+
+def _check_shapes(folder: Path, params: dict[str, Any], vocab: list[Any], arrays: dict[str, Any]) -> None:
+    problems = []
+    if len(arrays["indptr"]) != len(vocab) + 1:
+        problems.append(f"indptr has {len(arrays['indptr'])} entries for {len(vocab)} terms")
+    elif int(arrays["indptr"][-1]) != len(arrays["data"]):
+        problems.append(f"indptr ends at {int(arrays['indptr'][-1])} but data has {len(arrays['data'])}")
+    if len(arrays["indices"]) != len(arrays["data"]):
+        problems.append(f"indices has {len(arrays['indices'])} entries, data {len(arrays['data'])}")
+    if len(arrays["doc_lengths"]) != params.get("n_docs"):
+        problems.append(
+            f"doc_lengths has {len(arrays['doc_lengths'])} entries, params n_docs={params.get('n_docs')}"
+        )
+    if problems:
+        raise BM25FormatError(f"inconsistent BM25 index in {folder}: {'; '.join(problems)}")

@@ -1,0 +1,1 @@
+"""Ranking policy: fusion, per-corpus calibration, abstaining."""

@@ -1,0 +1,297 @@
+"""When a search should say "nothing relevant here", calibrated per corpus at build time.
+
+A false abstain costs more than a weak hit: the caller can judge a hit, not a silence. So the
+rule is read from the corpus itself, with evidence each retriever really has:
+
+- **lexical**: the share of the query's idf mass made of terms the corpus knows at all (df > 0).
+  An off-topic question is mostly words the corpus never uses ("红烧", "marathon"); an in-domain
+  paraphrase, however far from the answer's wording, is mostly words used somewhere in the corpus.
+  This holds for Chinese under an English-only model, where there is no vector side.
+- **vector**: the top cosine, only where the embedding model can read the query.
+
+Calibration (``calibrate_abstain``) samples in-domain pseudo-queries from the corpus: sentences
+taken out of chunks, scored leave-one-out (terms found only in their own chunk count as unknown,
+the best cosine is to another chunk), so they look like questions whose answer is worded
+differently; and "paraphrase-like" ones that append one or two everyday questions to such a
+sentence (a half to two thirds of the words the asker's own). Off-topic pseudo-queries are
+everyday questions in the corpus's languages (indexers/offtopic.py). A query with no vector side
+is judged on its lexical evidence alone; one with both on ``w * lexical + (1 - w) * cosine``,
+``w`` fitted per corpus on the unmixed sentences. A threshold lies midway between the in-domain
+1st percentile and the off-topic 95th, or at the former where the two overlap: answers win.
+Confidence maps the evidence piecewise-linearly (off-topic median -> 0, threshold -> 0.5,
+in-domain median -> 1), so it is monotone in each evidence and an app can pick its own cut; the
+index abstains below 0.5.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from indexers.lexical.segmented import BM25Scorer
+from indexers.ranking.calibrate import sample_pseudo_queries
+from indexers.ranking.offtopic import CHINESE, ENGLISH
+
+VERSION = 2
+DECISION = 0.5  # confidence below this abstains
+IN_DOMAIN_QUANTILE = 1.0  # percent of in-domain pseudo-queries allowed below the threshold
+OFFTOPIC_QUANTILE = 95.0  # a threshold above this share of off-topic pseudo-queries is not needed
+# A corpus with at least this share of CJK characters is calibrated against Chinese off-topic
+# questions too.
+CJK_SHARE = 0.05
+MIN_PSEUDO_QUERIES = 30
+
+
+@dataclass(frozen=True)
+class SideScale:
+    """One retriever's evidence -> confidence: ``low`` (off-topic median) maps to 0,
+    ``threshold`` to DECISION, ``high`` (in-domain median) to 1, linearly between."""
+
+    low: float
+    threshold: float
+    high: float
+
+    def confidence(self, value: float) -> float:
+        if value >= self.threshold:
+            span = self.high - self.threshold
+            part = 1.0 if span <= 0 else min(1.0, (value - self.threshold) / span)
+            return DECISION + (1 - DECISION) * part
+        span = self.threshold - self.low
+        part = 0.0 if span <= 0 else max(0.0, (value - self.low) / span)
+        return DECISION * part
+
+    def to_dict(self) -> dict[str, float]:
+        return {"low": round(self.low, 4), "threshold": round(self.threshold, 4), "high": round(self.high, 4)}
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> SideScale:
+        return cls(float(values["low"]), float(values["threshold"]), float(values["high"]))
+
+
+@dataclass(frozen=True)
+class JointScale:
+    """Both sides present: the evidence is ``lexical_weight * lexical + (1 - lexical_weight) *
+    cosine``, mapped by ``scale``. A linear mix, not the better of the two: an everyday question
+    shares a few common words with a large English corpus and a low cosine, and neither alone
+    should let it through."""
+
+    lexical_weight: float
+    scale: SideScale
+
+    def evidence(self, lexical: float, cosine: float) -> float:
+        return self.lexical_weight * lexical + (1 - self.lexical_weight) * cosine
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"lexical_weight": self.lexical_weight, **self.scale.to_dict()}
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> JointScale:
+        return cls(float(values["lexical_weight"]), SideScale.from_dict(values))
+
+
+# Used by builds made before calibration existed and corpora too small to calibrate: fitted on
+# the fit halves of our dev sets (docs/EVALUATION.md), placed low (answers win).
+DEFAULT_ALONE = SideScale(low=0.15, threshold=0.25, high=0.6)
+DEFAULT_JOINT = JointScale(0.5, SideScale(low=0.15, threshold=0.25, high=0.55))
+
+
+def lexical_evidence(
+    bm25: BM25Scorer, terms: Sequence[str], own_terms: frozenset[str] = frozenset()
+) -> float:
+    """Share of the idf mass of the query's distinct terms that the corpus knows (df > 0). Terms
+    in ``own_terms`` (a pseudo-query's own chunk) must occur in another chunk too."""
+    return known_idf_share(terms, bm25.document_frequencies(terms), bm25.n_docs, own_terms)
+
+
+def known_idf_share(
+    terms: Sequence[str], df: Mapping[str, int], n_docs: int, own_terms: frozenset[str] = frozenset()
+) -> float:
+    """``lexical_evidence`` from document frequencies already read (a BM25 search returns those of
+    its query: docmill.index reuses them rather than reading the postings bounds again)."""
+    unique = list(dict.fromkeys(terms))
+    if not unique:
+        return 0.0
+    total = known = 0.0
+    for term in unique:
+        count = df.get(term, 0)
+        idf = math.log1p((n_docs - count + 0.5) / (count + 0.5))
+        total += idf
+        if count > (1 if term in own_terms else 0):
+            known += idf
+    return known / total if total > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class AbstainModel:
+    """The stored calibration: a scale for a query with no vector side (``alone``) and one for
+    a query with both (``joint``)."""
+
+    alone: SideScale = DEFAULT_ALONE
+    joint: JointScale = DEFAULT_JOINT
+
+    def confidence(self, lexical: float, cosine: float | None) -> float:
+        if cosine is None:
+            return self.alone.confidence(lexical)
+        return self.joint.scale.confidence(self.joint.evidence(lexical, cosine))
+
+    def reason(self, lexical: float, cosine: float | None) -> str | None:
+        """None to answer, else why not (each side's evidence and the threshold)."""
+        confidence = self.confidence(lexical, cosine)
+        if confidence >= DECISION:
+            return None
+        if cosine is None:
+            return (
+                f"confidence {confidence:.2f} < {DECISION}: known-term share {lexical:.2f} < "
+                f"{self.alone.threshold:.2f} (no vector side)"
+            )
+        w = self.joint.lexical_weight
+        return (
+            f"confidence {confidence:.2f} < {DECISION}: {w:g} x known-term share {lexical:.2f} + "
+            f"{1 - w:g} x best cosine {cosine:.2f} < {self.joint.scale.threshold:.2f}"
+        )
+
+    @classmethod
+    def from_manifest(cls, stored: Mapping[str, Any] | None) -> AbstainModel:
+        """The build's calibration; the defaults for what a build did not store."""
+        stored = stored or {}
+        alone, joint = stored.get("alone"), stored.get("joint")
+        return cls(
+            SideScale.from_dict(alone) if alone else DEFAULT_ALONE,
+            JointScale.from_dict(joint) if joint else DEFAULT_JOINT,
+        )
+
+
+def cjk_share(texts: Sequence[str]) -> float:
+    total = sum(len(t) for t in texts)
+    cjk = sum(1 for t in texts for ch in t if "\u4e00" <= ch <= "\u9fff")
+    return cjk / total if total else 0.0
+
+
+def offtopic_questions(texts: Sequence[str]) -> list[str]:
+    return list(ENGLISH) + (list(CHINESE) if cjk_share(texts) >= CJK_SHARE else [])
+
+
+def fit_scale(
+    in_domain: Sequence[float] | np.ndarray, offtopic: Sequence[float] | np.ndarray, default: SideScale
+) -> SideScale:
+    """Threshold: the in-domain floor (IN_DOMAIN_QUANTILE) where the off-topic ceiling
+    (OFFTOPIC_QUANTILE) reaches it, so answers win an overlap; else midway between the two."""
+    if len(in_domain) < MIN_PSEUDO_QUERIES or not len(offtopic):
+        return default
+    inside, outside = np.asarray(in_domain), np.asarray(offtopic)
+    floor = float(np.percentile(inside, IN_DOMAIN_QUANTILE))
+    ceiling = float(np.percentile(outside, OFFTOPIC_QUANTILE))
+    threshold = floor if floor <= ceiling else (floor + ceiling) / 2
+    low = min(float(np.median(outside)), threshold)
+    high = max(float(np.median(inside)), threshold)
+    return SideScale(low, threshold, high)
+
+
+WEIGHT_GRID = tuple(i / 10 for i in range(11))
+
+
+def fit_joint(inside: np.ndarray, outside: np.ndarray, default: JointScale) -> JointScale:
+    """A query with both sides is judged on ``w * lexical + (1 - w) * cosine``: the ``w`` whose
+    threshold (fit_scale on the combined evidence) abstains on the most off-topic pseudo-queries,
+    the most even weighting on a tie. ``inside``/``outside``: rows of (lexical, cosine)."""
+    if len(inside) < MIN_PSEUDO_QUERIES or not len(outside):
+        return default
+    best: tuple[float, float, JointScale] | None = None
+    for w in WEIGHT_GRID:
+        scale = fit_scale(inside @ [w, 1 - w], outside @ [w, 1 - w], default.scale)
+        caught = float(np.mean(outside @ [w, 1 - w] < scale.threshold))
+        key = (caught, -abs(w - 0.5))
+        if best is None or key > best[:2]:
+            best = (*key, JointScale(w, scale))
+    assert best is not None
+    return best[2]
+
+
+def calibrate_abstain(
+    chunks: Sequence[Any],
+    bm25: BM25Scorer,
+    tokenize: Callable[[str], list[str]],
+    vectors: np.ndarray | None,
+    encode: Callable[[list[str]], np.ndarray] | None,
+    readable: Callable[[str], bool] | None = None,
+    n: int = 150,
+    seed: int = 1,
+) -> dict[str, Any]:
+    """The abstain scales for this corpus with their evidence (deterministic for a corpus and
+    seed): ``alone`` for a query with no vector side (lexical only), ``joint`` for one with
+    both. ``readable(query)``: whether the embedding model can read it."""
+    queries = sample_pseudo_queries(chunks, tokenize, n, seed)
+    rng = random.Random(seed)
+    offtopic = offtopic_questions([c.text for c in chunks[:: max(1, len(chunks) // 500)]])
+    # In-domain pseudo-queries: the sentence, then with one and two everyday questions appended
+    # (a half and two thirds of the words the asker's own, as in a paraphrase). The mixes model
+    # the lexical side only: a paraphrase rewords, it does not append an unrelated sentence, and
+    # in embedding space that sentence drags the cosine into the off-topic range (measured on
+    # trees/mixed-py, cobra, click: mixed p1 cosine 0.18-0.22 vs off-topic p95 0.25-0.28), so the
+    # joint scale is fitted on the unmixed sentences, scored leave-one-out.
+    texts: list[str] = []
+    rows: list[int] = []
+    in_lexical: list[float] = []
+    for q in queries:
+        own = frozenset(tokenize(chunks[q.row].index_text))
+        mixes = (
+            q.query,
+            f"{q.query} {rng.choice(offtopic)}",
+            f"{q.query} {rng.choice(offtopic)} {rng.choice(offtopic)}",
+        )
+        for text in mixes:
+            texts.append(text)
+            rows.append(q.row)
+            in_lexical.append(lexical_evidence(bm25, tokenize(text), own))
+    off_lexical = [lexical_evidence(bm25, tokenize(q)) for q in offtopic]
+    result: dict[str, Any] = {"version": VERSION, "pseudo_queries": len(texts), "offtopic": len(offtopic)}
+    result["alone"] = fit_scale(in_lexical, off_lexical, DEFAULT_ALONE).to_dict()
+    result["evidence"] = {"lexical": _quantiles(in_lexical, off_lexical)}
+    if vectors is None or encode is None or not len(vectors) or len(queries) < MIN_PSEUDO_QUERIES:
+        return result  # too few pseudo-queries to fit: the defaults, and no model time spent
+    readable = readable or (lambda _: True)
+    keep = [i for i in range(0, len(texts), 3) if readable(texts[i])]  # the unmixed sentences
+    outside = [i for i, text in enumerate(offtopic) if readable(text)]
+    in_cos = _best_cosines(vectors, encode([texts[i] for i in keep]), [rows[i] for i in keep]) if keep else []
+    off_cos = _best_cosines(vectors, encode([offtopic[i] for i in outside])) if outside else []
+    joint = fit_joint(
+        np.column_stack([[in_lexical[i] for i in keep], in_cos]) if keep else np.zeros((0, 2)),
+        np.column_stack([[off_lexical[i] for i in outside], off_cos]) if outside else np.zeros((0, 2)),
+        DEFAULT_JOINT,
+    )
+    result["joint"] = joint.to_dict()
+    result["evidence"]["vector"] = _quantiles(in_cos, off_cos)
+    return result
+
+
+def _best_cosines(
+    vectors: np.ndarray, queries: np.ndarray, rows: Sequence[int] | None = None, block: int = 65536
+) -> list[float]:
+    """Each query's best cosine over the corpus, skipping its own chunk ``rows[i]`` when given
+    (leave-one-out). Scored a block of chunks at a time, so memory stays bounded at any corpus
+    size (a 1M-chunk corpus would need 600 MB for the whole similarity matrix at once)."""
+    if not len(queries):
+        return []
+    best = np.full(len(queries), -np.inf, dtype=np.float32)
+    own = np.asarray(rows) if rows is not None else None
+    for start in range(0, len(vectors), block):
+        sims = vectors[start : start + block] @ queries.T
+        if own is not None:
+            inside = (own >= start) & (own < start + len(sims))
+            sims[own[inside] - start, np.flatnonzero(inside)] = -1.0
+        np.maximum(best, sims.max(axis=0), out=best)
+    return best.tolist()
+
+
+def _quantiles(inside: Sequence[float], outside: Sequence[float]) -> dict[str, Any]:
+    def q(values: Sequence[float]) -> dict[str, float]:
+        if not len(values):
+            return {}
+        return {f"p{p}": round(float(np.percentile(values, p)), 4) for p in (2, 5, 25, 50, 75, 95)}
+
+    return {"in_domain": q(inside), "offtopic": q(outside), "n": [len(inside), len(outside)]}

@@ -1,0 +1,252 @@
+"""Label-free calibration of the hybrid fusion weights for one corpus.
+
+Plain RRF lets a weak retriever drag the fused ranking down (code search with an English
+sentence model beside BM25; Chinese text under an English-only model). So at build time we ask
+the corpus itself how good each retriever is, with the inverse cloze task (ICT): take a sentence
+out of a sampled chunk, search with that sentence, and see where each retriever ranks the rest
+of the chunk. The held-out chunk is scored without its sentence (BM25 under the index's
+statistics, the vector side by embedding the remainder), so neither side gets the exact-overlap
+advantage a copied sentence would give. The BM25 weight (vector weight 1) that maximises the
+fused MRR@10 of these pseudo-queries is recorded in the manifest and used by `search`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from chunkers.model import Chunk
+from indexers.lexical.segmented import BM25Scorer
+from indexers.lexical.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
+from indexers.ranking.fusion import rrf
+
+METHOD = "ict-v2"
+# Bumped whenever what calibrate_fusion returns for a corpus may change; a build whose fusion has
+# another version is recalibrated by the next ingest.
+VERSION = 9
+# BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
+WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
+RRF_K_GRID = (10.0, 60.0)
+BASELINE = (60.0, 1.0)  # plain RRF: kept unless another setting is better beyond sampling noise
+# A pseudo-query must read like language, not code: at least this many function words.
+MIN_FUNCTION_WORDS = 2
+# Below this share of text written in language (not code), the corpus is a code corpus: questions
+# are asked in words while the documents are identifiers, a gap held-out sentences cannot show
+# (inside a function, code lines repeat each other's identifiers, so BM25 looks strong). There the
+# code-search prior is used instead of ICT: RRF k=10 with a per-query BM25 weight of
+# coverage ** CODE_CORPUS_COVERAGE_POWER (coverage: share of the query's idf mass found in the top
+# BM25 hit, docmill/index.py). A question that names what the code names (identifiers, words of
+# its docstring) keeps BM25 in the fusion; a web-style question whose words the code lacks leaves
+# it to the vector side. Measured on CoSQA dev and our developer questions against cobra (Go) and
+# click (Python), docs/EVALUATION.md.
+CODE_CORPUS_LANGUAGE_SHARE = 0.5
+CODE_CORPUS_RRF_K = 10.0
+CODE_CORPUS_COVERAGE_POWER = 4.0
+# A tree with at least this share of its chunks from source files and this share from prose
+# (Markdown, PDF, text) is a mixed docs + code tree: calibrated on its sentences like prose (the
+# code-search prior would silence BM25, which finds code for developer questions that the vector
+# side answers with tutorial sections), and searched with a kind floor: the best chunk of each
+# kind among the fused candidates is kept within the first MIXED_KIND_FLOOR hits, so neither kind
+# crowds the other out (docmill/index.py). Measured on trees/mixed-py (docs/EVALUATION.md).
+MIXED_MIN_SHARE = 0.1
+MIXED_KIND_FLOOR = 3
+PROSE_SUFFIXES = frozenset(
+    {".md", ".markdown", ".mdx", ".rst", ".txt", ".pdf", ".html", ".htm", ".jsonl", ".json"}
+)
+_LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
+_SPLIT = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
+
+
+@dataclass(frozen=True)
+class PseudoQuery:
+    row: int
+    query: str
+    remainder: str
+
+
+def _function_words(segment: str) -> int:
+    """English function words and Chinese function characters: sentences have them, code rarely."""
+    words = re.findall(r"[a-z]+", segment.lower())
+    return sum(w in ENGLISH_STOPWORDS for w in words) + sum(ch in CHINESE_STOPWORDS for ch in segment)
+
+
+def _is_language(segment: str) -> bool:
+    """Mostly letters and at least MIN_FUNCTION_WORDS function words: a sentence, not code."""
+    if not segment or len(_LETTERS.findall(segment)) < 0.6 * len(segment.replace(" ", "")):
+        return False
+    return _function_words(segment) >= MIN_FUNCTION_WORDS
+
+
+def _segments(text: str) -> list[str]:
+    return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
+
+
+def _eligible_segments(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
+    """Sentence-like pieces that read like a question could: written in language (function words)
+    rather than code, 3-40 terms. Code lines repeat the identifiers of the rest of their function,
+    so as pseudo-queries they would flatter BM25 far beyond how people ask."""
+    return [s for s in _segments(text) if _is_language(s) and 3 <= len(tokenize(s)) <= 40]
+
+
+def sample_pseudo_queries(
+    chunks: Sequence[Chunk], tokenize: Callable[[str], list[str]], n: int, seed: int = 0
+) -> list[PseudoQuery]:
+    """Up to ``n`` (chunk, held-out sentence) pairs; a chunk needs a sentence left over after one is
+    taken out, so the remainder still says something."""
+    rng = random.Random(seed)
+    rows = list(range(len(chunks)))
+    rng.shuffle(rows)
+    picked: list[PseudoQuery] = []
+    for row in rows:
+        if len(picked) >= n:
+            break
+        chunk = chunks[row]
+        segments = _eligible_segments(chunk.text, tokenize)
+        if len(segments) < 2:
+            continue
+        query = rng.choice(segments)
+        remainder = chunk.index_text.replace(query, " ", 1)
+        if len(tokenize(remainder)) < 3:
+            continue
+        picked.append(PseudoQuery(row, query, remainder))
+    return picked
+
+
+def _ranked(scores: np.ndarray, depth: int, positive_only: bool) -> list[int]:
+    candidates = np.flatnonzero(scores > 0) if positive_only else np.arange(len(scores))
+    if len(candidates) > depth:
+        candidates = candidates[np.argpartition(-scores[candidates], depth - 1)[:depth]]
+    order = np.lexsort((candidates, -scores[candidates]))
+    return candidates[order].tolist()
+
+
+def _reciprocal_rank(ranking: Sequence[int], row: int, cutoff: int = 10) -> float:
+    for i, r in enumerate(ranking[:cutoff]):
+        if r == row:
+            return 1.0 / (i + 1)
+    return 0.0
+
+
+def _weights(bm25_weight: float) -> dict[str, float]:
+    if math.isinf(bm25_weight):
+        return {"bm25": 1.0, "vector": 0.0}
+    return {"bm25": bm25_weight, "vector": 1.0}
+
+
+def language_share(
+    chunks: Sequence[Chunk], tokenize: Callable[[str], list[str]], sample: int = 500, seed: int = 0
+) -> float:
+    """Share of the characters of a fixed sample of chunks that lie in sentence-like segments
+    written in language (see _eligible_segments): near 1 for prose, low for source code. Table
+    chunks are left out: cells are not sentences, yet a table is not code (a PDF report of
+    tables read 0.46 with them, as if it were a code tree); a corpus of tables only reads 1."""
+    rows = [row for row, chunk in enumerate(chunks) if chunk.kind != "table"]
+    if not rows:
+        return 1.0
+    random.Random(seed).shuffle(rows)
+    total = in_language = 0
+    for row in rows[:sample]:
+        text = chunks[row].text
+        total += len(text)
+        in_language += sum(len(s) for s in _segments(text) if _is_language(s))
+    return round(in_language / total, 4) if total else 0.0
+
+
+def is_source_chunk(chunk: Chunk) -> bool:
+    """A chunk of a source file (not a code block inside Markdown or a PDF)."""
+    suffix = chunk.path.rsplit(".", 1)[-1].lower() if "." in chunk.path.rsplit("/", 1)[-1] else ""
+    return chunk.kind == "code" and f".{suffix}" not in PROSE_SUFFIXES
+
+
+def source_share(chunks: Sequence[Chunk]) -> float:
+    return round(sum(is_source_chunk(c) for c in chunks) / len(chunks), 4) if chunks else 0.0
+
+
+def choose_setting(fused_rr: dict[tuple[float, float], list[float]]) -> tuple[float, float]:
+    """The best (rrf_k, BM25 weight) by mean reciprocal rank, if it beats plain RRF by more than two
+    standard errors of the paired per-query difference; otherwise plain RRF. A few hundred
+    pseudo-queries cannot tell settings a point apart, and equal weights are the safe default."""
+    base = np.asarray(fused_rr[BASELINE])
+    best, best_mean = BASELINE, float(base.mean())
+    for setting, values in fused_rr.items():
+        diff = np.asarray(values) - base
+        stderr = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.inf
+        mean = float(np.mean(values))
+        if diff.mean() > 2 * stderr and mean > best_mean:
+            best, best_mean = setting, mean
+    return best
+
+
+def calibrate_fusion(
+    chunks: Sequence[Chunk],
+    bm25: BM25Scorer,
+    tokenize: Callable[[str], list[str]],
+    vectors: np.ndarray,
+    encode: Callable[[list[str]], np.ndarray],
+    n: int = 200,
+    rrf_k: float = 60.0,
+    fetch_k: int = 100,
+    min_queries: int = 30,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The fusion settings for this corpus, with the evidence; default weights when the corpus is
+    too small to say (fewer than ``min_queries`` pseudo-queries)."""
+    share = language_share(chunks, tokenize, seed=seed)
+    sources = source_share(chunks)
+    mixed = MIXED_MIN_SHARE <= sources <= 1 - MIXED_MIN_SHARE
+    if share < CODE_CORPUS_LANGUAGE_SHARE and not mixed:
+        return {
+            "version": VERSION,
+            "method": "code-prior",
+            "language_share": share,
+            "source_share": sources,
+            "rrf_k": CODE_CORPUS_RRF_K,
+            "weights": _weights(1.0),
+            "bm25_coverage_power": CODE_CORPUS_COVERAGE_POWER,
+            "reason": f"code corpus: {share:.0%} of its text is language, < {CODE_CORPUS_LANGUAGE_SHARE:.0%}",
+        }
+    queries = sample_pseudo_queries(chunks, tokenize, n, seed)
+    result: dict[str, Any] = {
+        "version": VERSION,
+        "method": METHOD,
+        "language_share": share,
+        "source_share": sources,
+        "pseudo_queries": len(queries),
+        "rrf_k": rrf_k,
+    }
+    if mixed:
+        result["kind_floor"] = MIXED_KIND_FLOOR
+    if len(queries) < min_queries:
+        result.update(weights={"bm25": 1.0, "vector": 1.0}, reason=f"only {len(queries)} pseudo-queries")
+        return result
+    query_vecs = encode([q.query for q in queries])
+    remainder_vecs = encode([q.remainder for q in queries])
+    rr: dict[str, list[float]] = {"bm25": [], "vector": []}
+    settings = [(k, w) for k in RRF_K_GRID for w in WEIGHT_GRID]
+    fused_rr: dict[tuple[float, float], list[float]] = {setting: [] for setting in settings}
+    for q, qv, rv in zip(queries, query_vecs, remainder_vecs, strict=True):
+        terms = tokenize(q.query)
+        lexical = bm25.scores(terms).astype(np.float64)
+        lexical[q.row] = bm25.score_document(terms, tokenize(q.remainder))
+        dense = vectors @ qv
+        dense[q.row] = float(rv @ qv)
+        lists = {"bm25": _ranked(lexical, fetch_k, True), "vector": _ranked(dense, fetch_k, False)}
+        for name, ranking in lists.items():
+            rr[name].append(_reciprocal_rank(ranking, q.row))
+        for k, w in settings:
+            fused = rrf(lists, k, _weights(w))
+            fused_rr[(k, w)].append(_reciprocal_rank([f.row for f in fused], q.row))
+    chosen = choose_setting(fused_rr)
+    result.update(
+        rrf_k=chosen[0],
+        weights=_weights(chosen[1]),
+        mrr={"bm25": float(np.mean(rr["bm25"])), "vector": float(np.mean(rr["vector"]))},
+        fused_mrr={f"k={k:g} w={w:g}": round(float(np.mean(v)), 4) for (k, w), v in fused_rr.items()},
+    )
+    return result

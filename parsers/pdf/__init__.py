@@ -1,0 +1,1 @@
+"""PDF: pages -> text blocks, headings, tables, OCR."""

@@ -1,0 +1,1 @@
+"""PDF tables: ruled grids and whitespace-aligned (unruled) tables."""

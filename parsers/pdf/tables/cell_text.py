@@ -1,0 +1,111 @@
+"""Characters -> text for table cells and the lines around a table: which box holds a
+character (by its centre), overprinted copies dropped, glyphs joined into words and lines in
+reading order (right-to-left runs through parsers.pdf.rtl). Pure functions over pdfplumber char
+dicts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from parsers.pdf import rtl as bidi_text
+from parsers.pdf.tables.rules import BBox, Char
+
+
+def centre_in(obj: Char, box: BBox) -> bool:
+    cx = (float(obj["x0"]) + float(obj["x1"])) / 2
+    cy = (float(obj["top"]) + float(obj["bottom"])) / 2
+    return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
+
+
+def centre_in_any(obj: Char, boxes: Sequence[BBox]) -> bool:
+    return any(centre_in(obj, b) for b in boxes)
+
+
+def dedupe_chars(chars: Sequence[Char], tolerance: float = 1.0) -> list[Char]:
+    """``chars`` without copies of a glyph drawn again within ``tolerance`` of itself (fake bold
+    by overprinting, shadows), which would otherwise read "RReeggiioonn"."""
+    out: list[Char] = []
+    seen: dict[str, list[Char]] = {}
+    for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
+        same = seen.setdefault(str(ch["text"]), [])
+        x0, top = float(ch["x0"]), float(ch["top"])
+        if any(
+            abs(float(o["x0"]) - x0) <= tolerance and abs(float(o["top"]) - top) <= tolerance for o in same
+        ):
+            continue
+        same.append(ch)
+        out.append(ch)
+    return out
+
+
+def cell_text(chars: Sequence[Char], space_ratio: float = 0.2) -> str:
+    """Cell characters as text: lines top to bottom joined by "\\n", a space wherever the gap
+    between neighbours exceeds ``space_ratio`` x the font size (PDFs often omit space glyphs)."""
+    lines: list[list[Char]] = []
+    for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
+        mid = (float(ch["top"]) + float(ch["bottom"])) / 2
+        line = next((ln for ln in lines if float(ln[0]["top"]) <= mid <= float(ln[0]["bottom"])), None)
+        if line is None:
+            lines.append([ch])
+        else:
+            line.append(ch)
+    texts = []
+    for line in lines:
+        line.sort(key=lambda c: float(c["x0"]))
+        parts: list[str] = []
+        prev: Char | None = None
+        for ch in line:
+            gap_limit = space_ratio * float(ch.get("size") or 10.0)
+            if prev is not None and float(ch["x0"]) - float(prev["x1"]) > gap_limit:
+                parts.append(" ")
+            parts.append(str(ch["text"]))
+            prev = ch
+        text = bidi_text.logical_line(" ".join("".join(parts).split()))  # drawn order -> reading order
+        if text:
+            texts.append(text)
+    return "\n".join(texts)
+
+
+@dataclass(frozen=True)
+class TextLine:
+    """One line of text (a piece of it, where a wide gap cuts a page's columns apart)."""
+
+    text: str
+    bbox: BBox
+    size: float
+
+
+def text_lines(chars: Sequence[Char]) -> list[TextLine]:
+    """Characters as lines of text, top to bottom, a line cut where a gap wider than two font
+    sizes separates columns of a page."""
+    rows: list[list[Char]] = []
+    for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
+        mid = (float(ch["top"]) + float(ch["bottom"])) / 2
+        row = next((r for r in reversed(rows) if float(r[0]["top"]) <= mid <= float(r[0]["bottom"])), None)
+        if row is None:
+            rows.append([ch])
+        else:
+            row.append(ch)
+    out = []
+    for row in rows:
+        row.sort(key=lambda c: float(c["x0"]))
+        piece: list[Char] = []
+        ends: list[Char | None] = [*row, None]
+        for nxt in ends:
+            size = float(piece[-1].get("size") or 10.0) if piece else 10.0
+            if nxt is not None and (not piece or float(nxt["x0"]) - float(piece[-1]["x1"]) <= 2 * size):
+                piece.append(nxt)
+                continue
+            text = cell_text(piece)
+            if text:
+                box = (
+                    min(float(c["x0"]) for c in piece),
+                    min(float(c["top"]) for c in piece),
+                    max(float(c["x1"]) for c in piece),
+                    max(float(c["bottom"]) for c in piece),
+                )
+                sizes = sorted(float(c.get("size") or 10.0) for c in piece)
+                out.append(TextLine(text.replace("\n", " "), box, sizes[len(sizes) // 2]))
+            piece = [nxt] if nxt is not None else []
+    return out

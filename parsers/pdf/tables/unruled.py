@@ -1,0 +1,377 @@
+"""Unruled tables: columns aligned by whitespace, found from word boxes alone (pure functions).
+
+A page's words outside ruled tables go through small steps, each unit-tested without files:
+
+``group_lines`` (words -> lines by vertical overlap) -> ``split_chunks`` (a line -> runs of words
+separated by gaps wider than ``CHUNK_GAP`` x the font size: the would-be cells) -> ``lanes``
+(a page laid out in text columns is cut at its gutter first, so a table inside one text column is
+not read as one with the prose beside it) -> ``blocks`` (runs of consecutive lines most of which
+have two chunks or more) -> ``separators`` (x positions that no chunk of the block's lines
+covers, kept when enough lines have text on both sides: the column gaps that persist down the
+block) -> ``extend_up`` (header lines the blocking left out) -> (parsers.pdf.tables.unruled_cells)
+``build_grid`` (words to columns; a header label spanning columns stays whole, in the
+first column it covers) -> ``merge_wrapped`` (a row label drawn on two lines is one cell) ->
+``header_count`` -> ``is_data_table`` (the false-positive guards).
+
+What is *not* a data table, and which guard says so (parsers.pdf.tables.unruled_guards): two text columns of
+prose (long cells), a numbered or bulleted list (a marker column), a table of contents (dotted
+leaders, or page numbers rising down a two-column layout), a form of ``Label:`` / value pairs, a
+code listing (monospace font, code punctuation), a justified paragraph (its wide gaps do not line
+up across lines, so no block forms).
+
+Coordinates are top-down, in points, as pdfplumber gives them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+
+from parsers.pdf.tables.unruled_cells import (
+    Chunk,
+    Line,
+    Word,
+    build_grid,
+    cell_text,
+    first_data_line,
+    header_count,
+    labels_on_the_right,
+    merge_wrapped,
+    trim_tail,
+)
+from parsers.pdf.tables.unruled_guards import is_data_table, is_numeric, is_year
+
+__all__ = ["Chunk", "Line", "UnruledTable", "Word", "find_tables"]
+
+CHUNK_GAP = 0.6  # x font size: a gap wider than this between two words may separate two cells
+MAX_LINE_GAP = 2.2  # x line height: a wider vertical gap ends a table
+MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, wrapped labels)
+MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
+PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is prose
+PROSE_WIDTH = 0.25
+_READING = attrgetter("top", "x0")  # sort key: top to bottom, then left to right
+HEADER_GAP = 6.0  # x line height: a header row may stand this far above the body (a rule between)
+_CAPTION = re.compile(
+    r"^(table|tab\.|tableau|tabelle|figure|fig\.|表|图)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class UnruledTable:
+    """A table found from whitespace: its box, rows of cell text, header rows, the relative column
+    boundaries (for continuation across pages, as tables.PageTable has), and the words it took."""
+
+    bbox: tuple[float, float, float, float]
+    rows: tuple[tuple[str, ...], ...]
+    header_rows: int
+    columns: tuple[float, ...]
+    words: tuple[Word, ...]
+
+
+def group_lines(words: Iterable[Word]) -> list[list[Word]]:
+    """Words into lines (vertical overlap over half the smaller height), each left to right."""
+    lines: list[list[Word]] = []
+    for word in sorted(words, key=_READING):
+        for line in reversed(lines[-4:]):
+            ref = line[0]
+            if min(ref.bottom, word.bottom) - max(ref.top, word.top) > 0.5 * min(ref.height, word.height):
+                line.append(word)
+                break
+        else:
+            lines.append([word])
+    return [sorted(line, key=lambda w: w.x0) for line in lines]
+
+
+def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
+    """One line's words as chunks, cut where the gap exceeds ``gap`` x the font size."""
+    chunks: list[list[Word]] = [[words[0]]]
+    for prev, word in zip(words, words[1:], strict=False):
+        if word.x0 - prev.x1 > gap * max(prev.size, word.size, 1.0):
+            chunks.append([word])
+        else:
+            chunks[-1].append(word)
+    return Line(tuple(Chunk(tuple(c)) for c in chunks))
+
+
+# --- text columns of the page -------------------------------------------------------------------
+
+
+def _is_prose(chunk: Chunk, text_width: float) -> bool:
+    return len(chunk.words) >= PROSE_WORDS and chunk.x1 - chunk.x0 >= PROSE_WIDTH * text_width
+
+
+def page_gutter(lines: Sequence[Line], text_width: float) -> float | None:
+    """The x of a gutter between text columns: the widest strip in the middle of the text that no
+    prose chunk crosses, with at least three prose chunks on each side; None on a one-column page."""
+    prose = [c for line in lines for c in line.chunks if _is_prose(c, text_width)]
+    if len(prose) < 6:
+        return None
+    lo, hi = min(c.x0 for c in prose), max(c.x1 for c in prose)
+    a, b = lo + 0.2 * (hi - lo), hi - 0.2 * (hi - lo)
+    best: tuple[float, float] | None = None
+    edge = a  # sweep the prose extents left to right: the free strips are the gaps between them
+    for x0, x1 in sorted((c.x0, c.x1) for c in prose if c.x1 > a and c.x0 < b):
+        if x0 > edge and (best is None or x0 - edge > best[1] - best[0]):
+            best = (edge, x0)
+        edge = max(edge, x1)
+    if edge < b and (best is None or b - edge > best[1] - best[0]):
+        best = (edge, b)
+    if best is None:
+        return None
+    mid = (best[0] + best[1]) / 2
+    left = sum(1 for c in prose if c.x1 <= mid)
+    right = sum(1 for c in prose if c.x0 >= mid)
+    return mid if left >= 3 and right >= 3 else None
+
+
+def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list[Line]]:
+    """Sequences of lines to search for tables: the whole page, or, on a page with a gutter, the
+    lines cut at it (only lines near prose: a full-width table below two text columns stays whole)."""
+    mid = page_gutter(lines, text_width) if depth > 0 else None
+    if mid is None:
+        return [list(lines)]
+    crossing = [any(c.x0 < mid < c.x1 for c in line.chunks) for line in lines]
+    prose_line = [
+        not crossing[i] and any(_is_prose(c, text_width) for c in line.chunks) for i, line in enumerate(lines)
+    ]
+    left: list[Line] = []
+    right: list[Line] = []
+    whole: list[Line] = []
+    for i, line in enumerate(lines):
+        near = any(prose_line[k] for k in range(max(0, i - 1), min(len(lines), i + 2)))
+        if crossing[i] or not near:
+            whole.append(line)
+            continue
+        lc = tuple(c for c in line.chunks if c.x1 <= mid)
+        rc = tuple(c for c in line.chunks if c.x0 >= mid)
+        if lc:
+            left.append(Line(lc))
+        if rc:
+            right.append(Line(rc))
+    width = text_width / 2
+    return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
+
+
+# --- blocks and columns -------------------------------------------------------------------------
+
+
+def blocks(lines: Sequence[Line]) -> list[list[Line]]:
+    """Runs of lines that may form a table: lines with two chunks or more, close together, with at
+    most ``MAX_SINGLE_RUN`` short one-chunk lines in a row between them."""
+    out: list[list[Line]] = []
+    current: list[Line] = []
+    singles = 0
+    for line in sorted(lines, key=lambda ln: ln.top):
+        multi = len(line.chunks) >= 2
+        close = bool(current) and line.top - current[-1].bottom <= MAX_LINE_GAP * max(line.size, 1.0)
+        short = len(line.words) <= 6
+        if current and close and (multi or (short and singles < MAX_SINGLE_RUN)):
+            current.append(line)
+            singles = 0 if multi else singles + 1
+            continue
+        if current:
+            out.append(_trim(current))
+        current, singles = ([line], 0) if multi else ([], 0)
+    if current:
+        out.append(_trim(current))
+    return [b for b in out if sum(len(ln.chunks) >= 2 for ln in b) >= MIN_MULTI_LINES]
+
+
+def _trim(block: list[Line]) -> list[Line]:
+    """``block`` without trailing one-chunk lines, except a lower-case continuation of the last
+    row's label ("Mountain  7  0.4" / "provinces")."""
+    while block and len(block[-1].chunks) < 2:
+        last = block[-1]
+        multi = [ln for ln in block if len(ln.chunks) >= 2]
+        continued = (
+            multi
+            and last.chunks[0].text[:1].islower()
+            and abs(last.chunks[0].x0 - multi[-1].chunks[0].x0) < 2 * last.size
+            and last.top - block[-2].bottom < 0.8 * last.size
+        )
+        if continued:
+            break
+        block = block[:-1]
+    return block
+
+
+def separators(block: Sequence[Line], head: int = 0) -> list[float]:
+    """Column boundaries: the middle of each x-strip that (almost) no chunk of the block's
+    multi-chunk lines covers, where enough lines have text on both sides; then a column holding
+    only header text (lines before ``head``) joins the body column its text stands over (a label
+    wider than its figures, or one between two boundaries)."""
+    multi = [ln for ln in block if len(ln.chunks) >= 2]
+    lo = int(min(c.x0 for ln in multi for c in ln.chunks))
+    hi = int(max(c.x1 for ln in multi for c in ln.chunks)) + 1
+    cover = [0] * (hi - lo + 1)
+    for ln in multi:
+        for c in ln.chunks:
+            for x in range(int(c.x0) - lo, min(int(c.x1) - lo + 1, len(cover))):
+                cover[x] += 1
+    allow = len(multi) // 6  # a body cell may overflow into a column gap
+    need = max(2, int(0.3 * len(multi) + 0.5))
+    out: list[float] = []
+    x = 0
+    while x < len(cover):
+        if cover[x] > allow:
+            x += 1
+            continue
+        end = x
+        while end < len(cover) and cover[end] <= allow:
+            end += 1
+        if x > 0 and end < len(cover):
+            sep = lo + _best_strip(cover[x:end], x)
+            both = sum(1 for ln in multi if ln.chunks[0].x0 < sep < ln.chunks[-1].x1)
+            if both >= need:
+                out.append(sep)
+        x = end
+    return _drop_header_only(block, head, out)
+
+
+def _drop_header_only(block: Sequence[Line], head: int, seps: list[float]) -> list[float]:
+    body = [w for ln in block[head:] for w in ln.words]
+    header = [w for ln in block[:head] for w in ln.words]
+    seps = list(seps)
+    changed = True
+    while changed and seps:
+        changed = False
+        bounds = [-1e9, *seps, 1e9]
+        for j in range(len(bounds) - 1):
+            in_slot = [w for w in body if bounds[j] < (w.x0 + w.x1) / 2 <= bounds[j + 1]]
+            if in_slot:
+                continue
+            labels = [w for w in header if bounds[j] < (w.x0 + w.x1) / 2 <= bounds[j + 1]]
+            right = [
+                w for w in body if bounds[j + 1] < (w.x0 + w.x1) / 2 <= bounds[min(j + 2, len(bounds) - 1)]
+            ]
+            joins_right = j + 1 < len(seps) + 1 and any(
+                min(a.x1, b.x1) > max(a.x0, b.x0) for a in labels for b in right
+            )
+            if joins_right and j < len(seps):
+                del seps[j]
+            elif j > 0:
+                del seps[j - 1]
+            else:
+                continue
+            changed = True
+            break
+    return seps
+
+
+def _best_strip(strip: Sequence[int], offset: int) -> float:
+    """Middle of the longest run of the lowest coverage in ``strip`` (offsets from ``lo``)."""
+    low = min(strip)
+    best = (0, 0)
+    i = 0
+    while i < len(strip):
+        if strip[i] != low:
+            i += 1
+            continue
+        j = i
+        while j < len(strip) and strip[j] == low:
+            j += 1
+        if j - i > best[1] - best[0]:
+            best = (i, j)
+        i = j
+    return offset + (best[0] + best[1]) / 2
+
+
+def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float]) -> list[Line]:
+    """``block`` with the header lines above it that its blocking left out: lines of column labels
+    (no figures) up to ``HEADER_GAP`` line heights above (a header set apart by a rule), a label
+    over the data columns ("Combined" above "weighted school"), and the short label-only lines
+    between such a header and the block (a section label under the header). A caption, a larger
+    heading or a paragraph line stops the search; a label-only line with no header above it stays
+    out (a heading right above a table is not a row)."""
+    size = sorted(ln.size for ln in block)[len(block) // 2]
+    top, commit = block[0].top, 0
+    collected: list[Line] = []
+    for line in reversed(above):
+        if top - line.bottom > HEADER_GAP * size or len(collected) >= 4:
+            break
+        if _CAPTION.match(line.chunks[0].text) or line.size > 1.15 * size:
+            break
+        if len(line.chunks) >= 2:
+            if any((is_numeric(c.text) and not is_year(c.text)) or len(c.words) > 6 for c in line.chunks):
+                break
+            collected.append(line)
+            commit = len(collected)
+        elif line.chunks[0].x0 > seps[0] and len(line.words) <= 4:
+            collected.append(line)
+            commit = len(collected)
+        elif len(line.words) <= 6:
+            collected.append(line)
+        else:
+            break
+        top = line.top
+    return [*reversed(collected[:commit]), *block]
+
+
+def table_from_block(block: Sequence[Line], above: Sequence[Line] = ()) -> UnruledTable | None:
+    seps = separators(block, first_data_line(block))
+    if not seps:
+        return None
+    block = extend_up(block, above, seps)
+    grid, head = build_grid(block, seps)
+    mirrored = labels_on_the_right(grid, head)
+    if mirrored:  # a right-to-left table: labels in the last column; the row rules read them first
+        grid = [row[::-1] for row in grid]
+    grid = [row for row in merge_wrapped(grid, head) if any(row)]
+    header = header_count(grid, head)
+    if mirrored:
+        grid = [row[::-1] for row in grid]
+    grid = trim_tail(grid, header)
+    used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
+    grid = [[row[j] for j in used] for row in grid]
+    rows = tuple(tuple(cell_text(cell) for cell in row) for row in grid)
+    words = tuple(w for row in grid for cell in row for w in cell)
+    if not is_data_table(rows, header, words):
+        return None
+    x0, x1 = min(w.x0 for w in words), max(w.x1 for w in words)
+    bbox = (x0, min(w.top for w in words), x1, max(w.bottom for w in words))
+    kept = [seps[j - 1] for j in used[1:]]
+    width = (x1 - x0) or 1.0
+    columns = (0.0, *(round((s - x0) / width, 3) for s in kept), 1.0)
+    return UnruledTable(bbox, rows, header, columns, words)
+
+
+def wide_gap_lines(ordered: Sequence[Word], enough: int = MIN_MULTI_LINES) -> int:
+    """How many lines (up to ``enough``) have a gap wider than ``CHUNK_GAP`` between two words,
+    from words sorted by (top, x0) without grouping them into lines first."""
+    count, last_top = 0, None
+    for a, b in zip(ordered, ordered[1:], strict=False):
+        if abs(b.top - a.top) > 0.5 * max(a.height, 1.0) or b.x0 - a.x1 <= CHUNK_GAP * max(
+            a.size, b.size, 1.0
+        ):
+            continue
+        if last_top is None or abs(a.top - last_top) > 0.5 * max(a.height, 1.0):
+            count, last_top = count + 1, a.top
+            if count >= enough:
+                break
+    return count
+
+
+def find_tables(words: Sequence[Word], text_width: float | None = None) -> list[UnruledTable]:
+    """Unruled tables among ``words`` (a page's words outside its ruled tables), top to bottom."""
+    if len(words) < 6:
+        return []
+    ordered = sorted(words, key=_READING)
+    if wide_gap_lines(ordered) < MIN_MULTI_LINES:
+        return []  # the cheapest gate: prose pages have almost no gap wide enough to part cells
+    lines = [split_chunks(ws) for ws in group_lines(ordered)]
+    if sum(len(ln.chunks) >= 2 for ln in lines) < MIN_MULTI_LINES or not blocks(lines):
+        return []  # the cheap gate: no run of lines with several chunks, no table in any lane
+    width = text_width or (max(w.x1 for w in words) - min(w.x0 for w in words))
+    found: list[UnruledTable] = []
+    for lane in lanes(lines, width):
+        in_lane = sorted(lane, key=lambda ln: ln.top)
+        start = 0  # lines above a block and below the previous one may be its header
+        for block in blocks(in_lane):
+            first = next(i for i, ln in enumerate(in_lane) if ln is block[0])
+            table = table_from_block(block, in_lane[start:first])
+            if table is not None:
+                found.append(table)
+            start = next(i for i, ln in enumerate(in_lane) if ln is block[-1]) + 1
+    return sorted(found, key=lambda t: t.bbox[1])

@@ -1,0 +1,204 @@
+"""Word-box records and the steps from a block of aligned lines to rows of cells (parsers.pdf.tables.unruled).
+
+``build_grid`` (words to the columns between the separators; a header label spanning columns
+stays whole, in the first column it covers) -> ``merge_wrapped`` (a row label drawn on two lines
+is one cell) -> ``header_count`` -> ``trim_tail`` (lines under the table whose words fall in its
+number columns are prose); ``cell_text`` puts a cell's words in reading order, right-to-left
+runs in logical order. Pure functions over word boxes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from parsers.pdf import rtl as bidi_text
+from parsers.pdf.tables.unruled_guards import is_numeric, is_year
+from parsers.pdf.text_layout import Segment
+
+
+@dataclass(frozen=True)
+class Word(Segment):
+    """A word box as the text layer gives it: a layout.Segment (so the words no table takes go
+    to the prose steps as they are), plus whether its font is monospaced (code)."""
+
+    mono: bool = False
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Words of one line with no gap wider than ``CHUNK_GAP`` between them."""
+
+    words: tuple[Word, ...]
+    x0: float = field(init=False)
+    x1: float = field(init=False)
+
+    def __post_init__(self) -> None:  # the extent is read often: computed once
+        object.__setattr__(self, "x0", self.words[0].x0)
+        object.__setattr__(self, "x1", max(w.x1 for w in self.words))
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+
+@dataclass(frozen=True)
+class Line:
+    chunks: tuple[Chunk, ...]
+    words: tuple[Word, ...] = field(init=False)
+    top: float = field(init=False)
+    bottom: float = field(init=False)
+    size: float = field(init=False)  # the median word size
+
+    def __post_init__(self) -> None:  # read many times per block: computed once
+        words = tuple(w for c in self.chunks for w in c.words)
+        sizes = sorted(w.size for w in words)
+        object.__setattr__(self, "words", words)
+        object.__setattr__(self, "top", min(w.top for w in words))
+        object.__setattr__(self, "bottom", max(w.bottom for w in words))
+        object.__setattr__(self, "size", sizes[len(sizes) // 2])
+
+
+# --- cells --------------------------------------------------------------------------------------
+
+Grid = list[list[list[Word]]]  # rows x columns x words
+
+
+def _slot(x: float, seps: Sequence[float]) -> int:
+    return sum(1 for s in seps if x > s)
+
+
+def first_data_line(block: Sequence[Line]) -> int:
+    """Index of the first line with a number (not a year) after its first chunk: the lines above
+    are header lines (1 when no line has one: a text table's first line)."""
+    for i, line in enumerate(block):
+        if any(is_numeric(c.text) and not is_year(c.text) for c in line.chunks[1:]):
+            return i
+    return 1
+
+
+def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]:
+    """Each line as a row of columns (words per cell), and how many leading lines are header
+    lines. In a header line a chunk overlapping several columns is one spanning label, placed in
+    the first column it covers; elsewhere words go to the column holding their centre."""
+    n = len(seps) + 1
+    head = first_data_line(block)
+    grid: Grid = []
+    for i, line in enumerate(block):
+        row: list[list[Word]] = [[] for _ in range(n)]
+        for c in line.chunks:
+            first, last = _slot(c.x0 + 1, seps), _slot(c.x1 - 1, seps)
+            if i < head and first != last:
+                row[_label_slot(c, seps, first, last)].extend(c.words)
+                continue
+            for w in c.words:
+                row[_slot((w.x0 + w.x1) / 2, seps)].append(w)
+        grid.append(row)
+    return grid, head
+
+
+def _label_slot(chunk: Chunk, seps: Sequence[float], first: int, last: int) -> int:
+    """Column of a header label crossing a column boundary: the one holding 70 % of its width
+    (a label overhanging its column), else the first it covers (a label spanning columns)."""
+    bounds = [-1e9, *seps, 1e9]
+    width = (chunk.x1 - chunk.x0) or 1.0
+    for j in range(first, last + 1):
+        if min(chunk.x1, bounds[j + 1]) - max(chunk.x0, bounds[j]) >= 0.7 * width:
+            return j
+    return first
+
+
+def _starts_lower(cell: Sequence[Word]) -> bool:
+    return bool(cell) and cell[0].text[:1].islower()
+
+
+def body_start(grid: Grid, head: int) -> int:
+    """``head`` (the first data line) without the label-only lines right above it: a section
+    label ("Current assets") or a wrapped label's first line is body, not header."""
+    while head > 1 and grid[head - 1][0] and not any(grid[head - 1][1:]):
+        head -= 1
+    return head
+
+
+def merge_wrapped(grid: Grid, head: int) -> Grid:
+    """A body row holding only a label that continues on the next row's label (that one starts in
+    lower case: "Coastal districts" / "and islands  45,889 ...") joins it; so does a label-only row
+    that starts in lower case after a row with values (values on the label's first line)."""
+    head = body_start(grid, head)
+    out: Grid = [list(r) for r in grid[:head]]
+    pending: list[Word] | None = None
+    for row in grid[head:]:
+        label_only = bool(row[0]) and not any(row[1:])
+        if pending is not None:
+            if _starts_lower(row[0]):
+                row = [pending + row[0], *row[1:]]
+            else:
+                out.append([pending, *[[] for _ in row[1:]]])
+            pending = None
+        if label_only and _starts_lower(row[0]) and len(out) > head and any(out[-1][1:]):
+            out[-1][0] = out[-1][0] + row[0]
+            continue
+        if label_only:
+            pending = row[0]
+            continue
+        out.append(row)
+    if pending is not None:
+        out.append([pending, *[[] for _ in range(len(grid[0]) - 1)]])
+    return out
+
+
+def cell_text(words: Sequence[Word]) -> str:
+    """A cell's words: lines top to bottom joined by "\\n", each in logical (reading) order."""
+    lines: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: (w.top, w.x0)):
+        if lines and w.top < lines[-1][0].bottom - 0.3 * lines[-1][0].height:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    texts = (" ".join(w.text for w in sorted(ln, key=lambda w: w.x0)) for ln in lines)
+    return "\n".join(bidi_text.logical_line(t) for t in texts)
+
+
+def trim_tail(grid: Grid, header: int) -> Grid:
+    """``grid`` without its last rows while they put words where the body holds figures: the
+    lines of a justified paragraph right under a table ("Step 2. Use the amount  figured in ...")
+    have gaps that line up with it, but their text falls in its number columns."""
+    body = grid[header:]
+
+    def text(cell: Sequence[Word]) -> str:
+        return " ".join(w.text for w in cell)
+
+    numeric = [
+        j
+        for j in range(len(grid[0]) if grid else 0)
+        if sum(1 for r in body if is_numeric(text(r[j]))) * 2 > sum(1 for r in body if r[j])
+    ]
+    end = len(grid)
+    while end > header + 1 and any(
+        len(grid[end - 1][j]) >= 2 and not is_numeric(text(grid[end - 1][j])) for j in numeric
+    ):
+        end -= 1
+    return grid[:end]
+
+
+def labels_on_the_right(grid: Grid, head: int) -> bool:
+    """The first column of the body holds figures and the last one text (a Hebrew/Arabic table)."""
+
+    def numeric_share(j: int) -> float:
+        cells = [" ".join(w.text for w in row[j]) for row in grid[head:] if row[j]]
+        return sum(1 for c in cells if is_numeric(c)) / len(cells) if cells else 0.0
+
+    return len(grid[0]) > 1 and numeric_share(0) > 0.8 and numeric_share(len(grid[0]) - 1) < 0.2
+
+
+def header_count(grid: Grid, head: int) -> int:
+    """Header rows: the lines above the first data line, else leading bold rows over a body that
+    is not bold, else 1 (a text-only table's first row)."""
+    head = body_start(grid, head)
+    if 0 < head < len(grid):
+        return min(head, 4)
+    bold = [all(w.bold for cell in row for w in cell) for row in grid]
+    n = 0
+    while n < len(bold) and bold[n]:
+        n += 1
+    return n if 0 < n < len(grid) else 1

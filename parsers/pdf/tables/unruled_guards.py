@@ -1,0 +1,99 @@
+"""What an aligned block of text must look like to be a data table (parsers.pdf.tables.unruled's last step).
+
+Whitespace alignment alone is common on pages without tables: two text columns, numbered lists,
+tables of contents, forms, code. Each guard here names one of those and rejects it from the cell
+texts alone (plus the words' fonts for code), so they are tested on plain strings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+_NUMBER = re.compile(r"^[(\[]?[-–—+−]?\s?[$€£¥]?\s?\d[\d.,' ]*%?[)\]]?[%*]?$|^[-–—]$|^n/?a$", re.IGNORECASE)
+_YEAR = re.compile(r"^(1[89]|20)\d\d$")
+_LEADERS = re.compile(r"(\.\s?){4,}|…{2,}|(_\s?){4,}")
+_MARKER = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|[ivxIVX]{1,4}[.)]|[•·▪◦‣●○■□\-–—*+>])$")
+_CODE = re.compile(r"[=;{}]|\(\)|^#|//|->|^def |^return\b|^import ")
+
+MAX_MEAN_WORDS = 4.0  # words per non-empty cell: a table's cells are short, prose columns are not
+LONG_COLUMN_WORDS = 6.0  # a column whose cells average this many words reads as text
+MIN_FILL = 0.4  # non-empty cells / all cells
+TEXT_TABLE_FILL = 0.6  # ... of a table without a column of figures (a diagram's labels are sparse)
+
+
+class Styled(Protocol):
+    @property
+    def mono(self) -> bool: ...
+
+
+def is_numeric(text: str) -> bool:
+    """A number as tables print them: 1,234  (1,234)  -3.5%  $12.50  € 3,40  —"""
+    return bool(_NUMBER.match(" ".join(text.split())))
+
+
+def is_year(text: str) -> bool:
+    return bool(_YEAR.match(text.strip()))
+
+
+def _mean_words(cells: Sequence[str]) -> float:
+    filled = [c for c in cells if c.strip()]
+    return sum(len(c.split()) for c in filled) / len(filled) if filled else 0.0
+
+
+def rejection(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = ()) -> str | None:
+    """Why these rows are not a data table (None: they are one)."""
+    if len(rows) < 3 or not rows or len(rows[0]) < 2:
+        return "too small"
+    width = len(rows[0])
+    cells = [c for r in rows for c in r]
+    filled = [c for c in cells if c.strip()]
+    if len(filled) < MIN_FILL * len(cells):
+        return "mostly empty"
+    if words and sum(1 for w in words if w.mono) * 2 > len(words):
+        return "monospace: a code listing"
+    if sum(1 for c in filled if _CODE.search(c)) >= max(2, 0.15 * len(filled)):
+        return "code punctuation"
+    if sum(1 for c in filled if _LEADERS.search(c)) >= 2:
+        return "dotted leaders: a table of contents"
+    columns = [[r[j] for r in rows] for j in range(width)]
+    if _mean_words(filled) > MAX_MEAN_WORDS or sum(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns) >= 2:
+        return "long cells: prose in columns"
+    body = rows[header_rows:] if header_rows < len(rows) else rows
+    labels = [r[0].strip() for r in body if r[0].strip()]
+    if labels and sum(1 for t in labels if t.endswith(":")) * 2 >= len(labels):
+        return "label: value pairs: a form"
+    if labels and sum(1 for t in labels if _MARKER.match(t)) * 2 > len(labels):
+        return "a marker column: a list"
+    tiny = sum(1 for c in filled if len("".join(c.split())) <= 2 and not is_numeric(c))
+    if tiny >= max(3, 0.4 * len(filled)):
+        return "scattered glyphs: a figure or a formula"
+    if width == 2:
+        return _two_column_rejection(body)
+    numeric_columns = sum(
+        1
+        for j in range(width)
+        if sum(1 for r in body if is_numeric(r[j])) * 2 > len([r for r in body if r[j].strip()])
+    )
+    if not numeric_columns and (len(body) < 3 or len(filled) < TEXT_TABLE_FILL * len(cells)):
+        return "text only, few rows or sparse: labels of a diagram"
+    if not numeric_columns and any(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns):
+        return "text only with a column of long text: a justified paragraph's wide gaps"
+    return None
+
+
+def _two_column_rejection(body: Sequence[Sequence[str]]) -> str | None:
+    """Two columns are a table (a price list, one year of figures) only when the second one holds
+    numbers, and not page numbers rising down the page (a table of contents without leaders)."""
+    values = [r[1].strip() for r in body if r[1].strip()]
+    if not values or sum(1 for v in values if is_numeric(v)) < 0.6 * len(values):
+        return "two columns, the second not numeric"
+    ints = [int(v) for v in values if v.isdigit() and len(v) <= 4]
+    if len(ints) == len(values) and all(a <= b for a, b in zip(ints, ints[1:], strict=False)):
+        return "rising page numbers: a table of contents"
+    return None
+
+
+def is_data_table(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = ()) -> bool:
+    return rejection(rows, header_rows, words) is None
