@@ -16,7 +16,8 @@ the benchmarks) take them from here, so a rename cannot leave one side behind.
             embeddings.npy              float32 (n, dim) normalised passage vectors
             embedding_keys.npy          S64 content key per line: what an incremental run reuses
             vectors.faiss               FAISS's own file over embeddings.npy
-            bm25/                       raw tf postings (indexers.lexical.segmented, files listed there)
+            bm25/                       raw tf postings (indexers.lexical.segmented): vocab.json,
+                                        params.json, one .npy per array, weights.npy
             deleted_rows.npy            this build's masked lines of the segment (absent: none) and
             deleted.json                the df/length they took from the BM25 statistics
 
@@ -39,6 +40,11 @@ BM25_DIR = "bm25"
 GRAPH_FILE = "graph.jsonl"
 SEGMENTS_DIR = "segments"
 DOCS_FILE = "docs.json"
+# inside bm25/: the vocabulary, k1/b and counts, one .npy per posting array, and (a segment
+# written as a whole build) the precomputed posting weights
+BM25_VOCAB_FILE = "vocab.json"
+BM25_PARAMS_FILE = "params.json"
+BM25_WEIGHTS_FILE = "weights.npy"
 DELETED_ROWS_FILE = "deleted_rows.npy"
 DELETED_STATS_FILE = "deleted.json"
 # The files of a segment that a later build may mask differently (all others never change).

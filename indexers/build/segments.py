@@ -25,6 +25,7 @@ import numpy as np
 from chunkers.model import Chunk
 from indexers.build.files import (
     BM25_DIR,
+    BM25_PARAMS_FILE,
     CHUNKS_FILE,
     DELETION_FILES,
     DOCS_FILE,
@@ -225,7 +226,7 @@ def carry_segment(
             continue
         link_or_copy(previous / relative, build / relative)
         carried[relative] = entry
-    if f"{prefix}{BM25_DIR}/params.json" not in carried:
+    if f"{prefix}{BM25_DIR}/{BM25_PARAMS_FILE}" not in carried:
         raise SegmentError(f"the manifest of {previous} lists no files of segment {name}")
     segment_folder(build, name).mkdir(parents=True, exist_ok=True)
     return carried

@@ -28,12 +28,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from indexers.build.files import BM25_PARAMS_FILE as PARAMS_FILE
+from indexers.build.files import BM25_VOCAB_FILE as VOCAB_FILE
 from indexers.lexical.term_counts import TermCounts, count_terms_stream
 
 FORMAT = "docmill-bm25"
 FORMAT_VERSION = 1
-VOCAB_FILE = "vocab.json"
-PARAMS_FILE = "params.json"
 ARRAY_FILES = ("data", "indices", "indptr", "doc_lengths")
 _ARRAY_KINDS = {"data": "f", "indices": "i", "indptr": "i", "doc_lengths": "i"}
 # Postings whose weights are computed at once: the float64 temporaries stay a few MiB.

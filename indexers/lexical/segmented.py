@@ -28,7 +28,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from indexers.build.files import DELETED_ROWS_FILE, DELETED_STATS_FILE
+from indexers.build.files import (
+    BM25_PARAMS_FILE as PARAMS_FILE,
+)
+from indexers.build.files import (
+    BM25_VOCAB_FILE as VOCAB_FILE,
+)
+from indexers.build.files import (
+    BM25_WEIGHTS_FILE as WEIGHTS_FILE,
+)
+from indexers.build.files import (
+    DELETED_ROWS_FILE,
+    DELETED_STATS_FILE,
+)
 from indexers.build.rowmap import RowMap
 from indexers.lexical.bm25 import (
     BM25FormatError,
@@ -45,9 +57,6 @@ from indexers.lexical.term_counts import TermCounts
 
 FORMAT = "docmill-bm25-segment"
 FORMAT_VERSION = 1
-VOCAB_FILE = "vocab.json"
-PARAMS_FILE = "params.json"
-WEIGHTS_FILE = "weights.npy"
 ARRAY_FILES = ("tf", "indices", "indptr", "doc_lengths")
 # Term weights computed at query time are kept for this many postings (16 MiB of float32).
 WEIGHT_CACHE_POSTINGS = 1 << 22
