@@ -9,6 +9,7 @@ from itertools import groupby
 
 from chunkers.sizing import count_tokens, pack, split_sentences
 from parsers.model import Block
+from parsers.scripts import han_count
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def _units(block: Block, max_tokens: int) -> list[Block]:
 
 
 def _mostly_cjk(text: str) -> bool:
-    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
+    cjk = han_count(text)
     return cjk > len(text) // 3
 
 

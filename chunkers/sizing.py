@@ -12,7 +12,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-_PIECE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|\w+|[^\w\s]")
+from parsers.scripts import CJK_LETTERS, han_count
+
+_PIECE = re.compile(rf"[{CJK_LETTERS}]|\w+|[^\w\s]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？;；])[\"')\]」』]*\s+|(?<=[。！？；])")
 
 
@@ -62,7 +64,7 @@ def split_words(text: str, max_tokens: int) -> Iterator[str]:
 
 
 def _is_cjk_run(word: str) -> bool:
-    return sum(1 for ch in word if "\u3400" <= ch <= "\u9fff") > len(word) // 2
+    return han_count(word) > len(word) // 2
 
 
 def _split_cjk(word: str, max_tokens: int) -> Iterator[str]:

@@ -31,16 +31,12 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from parsers.options import reject_unknown_fields
+from parsers.scripts import UNSPACED_SCRIPTS
 
 NAME = "docmill-words"
 VERSION = 1
 
-# Han (incl. ext. A, compatibility, ext. B+), Hiragana, Katakana (+ phonetic ext., half-width),
-# Hangul syllables and jamo, and the iteration mark 々.
-_CJK = (
-    "\u1100-\u11ff\u3005\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff"
-)
+_CJK = UNSPACED_SCRIPTS
 _WORD_CHAR = rf"[^\W_{_CJK}]"
 _TOKEN_RE = re.compile(rf"({_WORD_CHAR}+(?:[_\-.]{_WORD_CHAR}+)*)|([{_CJK}]+)")
 _SEPARATOR_RE = re.compile(r"[_\-.]")

@@ -36,6 +36,7 @@ import numpy as np
 from indexers.lexical.segmented import BM25Scorer
 from indexers.ranking.calibrate import sample_pseudo_queries
 from indexers.ranking.offtopic import CHINESE, ENGLISH
+from parsers.scripts import han_count
 
 VERSION = 2
 DECISION = 0.5  # confidence below this abstains
@@ -168,7 +169,7 @@ class AbstainModel:
 
 def cjk_share(texts: Sequence[str]) -> float:
     total = sum(len(t) for t in texts)
-    cjk = sum(1 for t in texts for ch in t if "\u4e00" <= ch <= "\u9fff")
+    cjk = sum(han_count(t) for t in texts)
     return cjk / total if total else 0.0
 
 
