@@ -75,6 +75,7 @@ class Peer:
         self.requests = 0
         self.forwarded_texts = 0
         self.bodies: list[dict[str, Any]] = []
+        self.answered: list[dict[str, Any]] = []  # the bodies it answered with vectors
         self.headers: list[dict[str, str]] = []
         self.lock = threading.Lock()
         self.down = False  # answer every request with 503
@@ -103,7 +104,8 @@ class Peer:
             body = json.loads(raw or b"{}")
             self.bodies.append(body)
             self.headers.append({k.lower(): v for k, v in handler.headers.items()})
-            step = ("status", 503) if self.down else (self.script.pop(0) if self.script else ("forward", None))
+            scripted = self.script.pop(0) if self.script else ("forward", None)
+            step = ("status", 503) if self.down else scripted
         kind, value = step
         if kind == "status":
             extra = {"Retry-After": "0"} if value == 429 else {}
@@ -124,6 +126,7 @@ class Peer:
         assert self.upstream, "this peer has nothing to forward to"
         with self.lock:
             self.forwarded_texts += len(body.get("input", []))
+            self.answered.append(body)
         request = urllib.request.Request(
             self.upstream.removesuffix("/v1") + path,
             data=json.dumps(body).encode(),
@@ -137,7 +140,9 @@ class Peer:
         self.server.server_close()
 
 
-def _send(handler: BaseHTTPRequestHandler, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+def _send(
+    handler: BaseHTTPRequestHandler, status: int, body: Any, headers: dict[str, str] | None = None
+) -> None:
     data = json.dumps(body).encode()
     handler.send_response(status)
     handler.send_header("Content-Type", "application/json")
@@ -145,10 +150,31 @@ def _send(handler: BaseHTTPRequestHandler, status: int, body: Any, headers: dict
     for name, value in (headers or {}).items():
         handler.send_header(name, value)
     handler.end_headers()
-    try:
+    with contextlib.suppress(OSError):  # the client gave up (a timeout test)
         handler.wfile.write(data)
-    except OSError:  # the client gave up (a timeout test)
-        pass
+
+
+@contextlib.contextmanager
+def running(app: Any) -> Iterator[str]:
+    """Serve an ASGI ``app`` with a real uvicorn on 127.0.0.1 (a free port); yields its base URL."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
 
 
 @pytest.fixture
