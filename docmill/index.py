@@ -159,7 +159,10 @@ class HybridIndex:
         """Top ``k`` hits for ``query``. ``filters`` (path glob, kind, language, pages, doc_id,
         metadata) restrict both retrievers before the cut; with ``abstain`` a query that matches
         nothing relevant returns no hits and a reason. An optional ``rerank`` (a cross-encoder,
-        off by default: none ships offline) re-orders the fused top ``rerank_k``. In hybrid
+        off by default: none ships offline, or a docmill.rerank_endpoint.EndpointReranker)
+        re-orders the fused top ``rerank_k``; a rerank endpoint that fails leaves the fused order
+        and a note. A build embedded through an endpoint that is down is searched with BM25
+        alone, with the reason in ``notes``. In hybrid
         mode the fused score of code from test files (``tests/``, ``test_*.py``, ``*_test.go``,
         ``*.spec.ts`` ...) is multiplied by ``test_code_weight``: asked which function does
         something, the answer is rarely its test (1 turns this off). ``probe``: how much of an

