@@ -166,6 +166,10 @@ class LiveIndex:
                 f"embedded with {model!r} ({backend}), this index serves {ours[0]!r} ({ours[1]}); "
                 "open the index again to change models"
             )
+        serves = getattr(self.embedder, "serves", None)  # an endpoint: same URL, input type, vectors
+        if serves is not None and not serves(manifest.embedding):
+            self.embedder.recheck()  # type: ignore[attr-defined]  # has the endpoint changed under us?
+            raise BuildRefused("embedded through another endpoint or model version; open the index again")
         return open_build(self.root, build, self.embedder, self.verify_checksums)
 
     def _swap(self, index: HybridIndex) -> None:

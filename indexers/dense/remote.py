@@ -96,6 +96,7 @@ class RemoteEmbedder:
     probe vector a build recorded; when given, the first request checks the model still matches.
     ``cooldown``: after a failure, seconds during which calls fail at once with the same reason
     (a server searching through a dead endpoint should not wait on it for every query).
+    ``recheck``: with a fingerprint, check it again after this many seconds (0: once).
     """
 
     backend = "openai"
@@ -114,6 +115,7 @@ class RemoteEmbedder:
         fingerprint: Sequence[float] | None = None,
         cooldown: float = 0.0,
         query_cache_size: int = 1024,
+        recheck: float = 0.0,
     ) -> None:
         if batch_size <= 0 or timeout <= 0 or retries < 0 or backoff < 0 or cooldown < 0:
             raise ValueError("batch_size and timeout must be positive; retries, backoff, cooldown >= 0")
@@ -122,6 +124,7 @@ class RemoteEmbedder:
         self.model_name, self.url, self.target = model, url, embeddings_url(url)
         self.batch_size, self.timeout, self.retries, self.backoff = batch_size, timeout, retries, backoff
         self.input_type, self.cooldown, self.query_cache_size = input_type, cooldown, query_cache_size
+        self.recheck_every, self._verified_at = recheck, 0.0
         self.api_key = api_key if api_key is not None else api_key_from_env()
         self._fingerprint: np.ndarray | None = None
         self.expect(dim, fingerprint)
@@ -188,6 +191,18 @@ class RemoteEmbedder:
         self._expected = np.asarray(fingerprint, dtype=np.float32) if fingerprint is not None else None
         self._verified = fingerprint is None
 
+    def serves(self, embedding: Mapping[str, Any]) -> bool:
+        """Whether a build's ``embedding`` record (manifest) names this endpoint, model and input
+        type, and the probe vector this embedder expects (so its query vectors fit that build)."""
+        same = (embedding.get("url"), embedding.get("model"), bool(embedding.get("input_type", False)))
+        if same != (self.url, self.model_name, self.input_type):
+            return False
+        recorded = embedding.get("fingerprint")
+        if recorded is None or self._expected is None:
+            return recorded is None and self._expected is None
+        other = np.asarray(recorded, dtype=np.float32)
+        return other.shape == self._expected.shape and float(other @ self._expected) >= SAME_MODEL_COSINE
+
     def close(self) -> None:
         with self._lock:
             if self._client is not None:
@@ -204,8 +219,17 @@ class RemoteEmbedder:
         parts = [self._post(texts[i : i + step], kind) for i in range(0, len(texts), step)]
         return np.concatenate(parts)
 
+    def recheck(self) -> None:
+        """Ask for the probe vector again before the next request (the endpoint may have changed)."""
+        self._verified, self._fingerprint = self._expected is None, None
+        with self._lock:
+            self._cache.clear()
+
     def verify(self) -> None:
         """With a recorded fingerprint: does the endpoint still give the same probe vector?"""
+        stale = self.recheck_every and time.monotonic() - self._verified_at > self.recheck_every
+        if self._verified and stale and self._expected is not None:
+            self.recheck()
         if self._verified:
             return
         assert self._expected is not None
@@ -222,7 +246,7 @@ class RemoteEmbedder:
                 f"built: a probe text's vector is at cosine {cosine:.3f} to the recorded one; "
                 "re-ingest with --full-rebuild"
             )
-        self._verified = True
+        self._verified, self._verified_at = True, time.monotonic()
 
     def _http(self) -> Any:
         with self._lock:
@@ -360,11 +384,19 @@ def manifest_fields(embedder: RemoteEmbedder) -> dict[str, Any]:
 def for_manifest(embedding: Mapping[str, Any], **options: Any) -> RemoteEmbedder:
     """The query-time embedder of a build made through an endpoint: same URL, model and input
     type, the build's width and fingerprint; short timeout, one retry, a cooldown after failures
-    (search then falls back to BM25 at once instead of waiting on a dead endpoint)."""
+    (search then falls back to BM25 at once instead of waiting on a dead endpoint), and the
+    fingerprint checked again every 5 minutes (a model swapped behind the URL is noticed)."""
     url = embedding.get("url")
     if not url:
         raise ModelUnavailable("the manifest names an embedding endpoint backend but no URL")
-    settings: dict[str, Any] = {"timeout": 10.0, "retries": 1, "backoff": 0.2, "cooldown": 15.0, **options}
+    settings: dict[str, Any] = {
+        "timeout": 10.0,
+        "retries": 1,
+        "backoff": 0.2,
+        "cooldown": 15.0,
+        "recheck": 300.0,
+        **options,
+    }
     return RemoteEmbedder(
         str(embedding.get("model")),
         str(url),

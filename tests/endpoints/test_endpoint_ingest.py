@@ -202,3 +202,25 @@ def test_cli_ingest_and_clear_errors(tmp_path, notes_tree, peer, capsys):
     assert "needs an endpoint URL" in capsys.readouterr().err
     assert main(["query", str(index_dir), "备份", "--k", "1"]) == 0
     assert "n01.md" in capsys.readouterr().out
+
+
+def test_a_live_index_keeps_its_build_when_the_model_behind_the_url_changes(
+    tmp_path, notes_tree, peer, embedder
+):
+    """`docmill serve` follows new builds; one embedded by another model behind the same URL is
+    refused (its query vectors would not fit), and the old build answers with BM25 and the reason."""
+    from docmill.live import LiveIndex
+
+    index_dir = tmp_path / "idx"
+    run_ingest([notes_tree], index_dir, config_for(peer.url))
+    live = LiveIndex(index_dir, check_interval=0)
+    try:
+        first = live.build_name
+        assert live.search("导出 PDF", k=1, abstain=False).hits[0].ranks["vector"] is not None
+        peer.model = embedder.encode  # all-MiniLM-L6-v2 now answers for the same name
+        rebuilt = run_ingest([notes_tree], index_dir, config_for(peer.url), full_rebuild=True).build
+        result = live.search("导出 PDF", k=3, abstain=False)
+        assert live.build_name == first and rebuilt in live.refused
+        assert result.hits and any("changed since the index was built" in n for n in result.notes)
+    finally:
+        live.close()
