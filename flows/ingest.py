@@ -199,7 +199,7 @@ def _whole_build(
 def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: bool) -> pipeline.IngestReport:
     """The flow body: tasks wired in order, under the index lock."""
     if config.embedding_backend not in BACKENDS:  # an endpoint (indexers.dense.remote)
-        raise ValueError("the Prefect flow embeds with local models only; use `docmill ingest` for an endpoint")
+        raise ValueError("the Prefect flow embeds locally only: use `docmill ingest` with an endpoint")
     started = time.perf_counter()
     with IndexStore(index).lock(timeout=600):
         the_plan, previous = plan_task(sources, index, config, full_rebuild)
