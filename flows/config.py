@@ -42,6 +42,7 @@ class IngestConfig:
     # Voyage). The URL and the setting go in the manifest; the API key comes from the environment.
     embedding_url: str | None = None
     embedding_input_type: bool = False
+    embedding_timeout: float = 120.0  # seconds per request (a local server may be slow on a batch)
 
     def __post_init__(self) -> None:
         if self.k1 < 0:
@@ -71,6 +72,8 @@ class IngestConfig:
             raise ValueError("--embedding-url needs --embedding-backend openai")
         if self.embedding_url:
             embeddings_url(self.embedding_url)  # raises on a URL that is not http(s)
+        if self.embedding_timeout <= 0:
+            raise ValueError(f"embedding_timeout must be positive, got {self.embedding_timeout}")
 
     @property
     def embedding_id(self) -> str:
@@ -89,7 +92,9 @@ class IngestConfig:
 
             assert self.embedding_url is not None
             url, typed = self.embedding_url, self.embedding_input_type
-            return RemoteEmbedder(self.model, url, batch_size=self.batch_size, input_type=typed)
+            return RemoteEmbedder(
+                self.model, url, batch_size=self.batch_size, input_type=typed, timeout=self.embedding_timeout
+            )
         from indexers.dense.embedder import Embedder
 
         return Embedder(self.model, batch_size=self.batch_size, backend=self.embedding_backend)
