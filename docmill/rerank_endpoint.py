@@ -121,6 +121,9 @@ class EndpointReranker:
             except httpx.TransportError as exc:
                 problem = f"cannot connect ({type(exc).__name__}: {exc})"
                 continue
+            except httpx.HTTPError as exc:  # anything else httpx raises: a failed request
+                problem = f"request failed ({type(exc).__name__}: {exc})"
+                continue
             if response.status_code in RETRY_STATUS:
                 problem = f"HTTP {response.status_code}"
                 continue

@@ -244,7 +244,7 @@ def create_app(
     return Guard(app, token)
 
 
-def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str, extra: dict[str, Any]) -> Response:
+def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str, reranked: dict[str, Any]) -> Response:
     """The search page; a bad field is shown on the page with a 400."""
 
     def render(build: str, **extra: Any) -> str:
@@ -263,7 +263,7 @@ def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str, extra: dict[
         return HTMLResponse(render(live.build_name, error=problem), status_code=400)
     filters = {key: value for key, value in (("kind", kind), ("path", path)) if value}
     try:
-        result, build = _run_search(live, q, {"k": 10, "mode": mode, "filters": filters or None, **extra})
+        result, build = _run_search(live, q, {"k": 10, "mode": mode, "filters": filters or None, **reranked})
     except BadRequest as exc:
         return HTMLResponse(render(live.build_name, error=str(exc)), status_code=400)
     return HTMLResponse(render(build, result=result), headers={BUILD_HEADER: build})
