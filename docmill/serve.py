@@ -178,8 +178,12 @@ def _answer(live: LiveIndex, query: str, options: dict[str, Any]) -> Response:
     return JSONResponse(body, headers={BUILD_HEADER: build})
 
 
-def create_app(live: LiveIndex, token: str | None = None, cors_origins: Sequence[str] = ()) -> Any:
-    """The ASGI app over ``live`` (an open LiveIndex), wrapped in its Guard."""
+def create_app(
+    live: LiveIndex, token: str | None = None, cors_origins: Sequence[str] = (), rerank: Any = None
+) -> Any:
+    """The ASGI app over ``live`` (an open LiveIndex), wrapped in its Guard. ``rerank``: a reranker
+    every search uses (docmill.rerank_endpoint.EndpointReranker; failures keep the fused order)."""
+    reranked = {"rerank": rerank} if rerank is not None else {}
     app = FastAPI(title="docmill", summary="Hybrid (BM25 + vector) search over a docmill index")
 
     @app.exception_handler(RequestValidationError)
@@ -211,7 +215,7 @@ def create_app(live: LiveIndex, token: str | None = None, cors_origins: Sequence
         except ValueError as exc:
             return _error(400, str(exc))
         options = {"k": k, "mode": mode, "fetch_k": fetch_k, "rrf_k": rrf_k, "abstain": abstain}
-        return _answer(live, q, {**options, "filters": filters})
+        return _answer(live, q, {**options, "filters": filters, **reranked})
 
     @app.post("/search")
     def search_post(body: SearchBody) -> Response:
@@ -221,11 +225,11 @@ def create_app(live: LiveIndex, token: str | None = None, cors_origins: Sequence
         except ValueError as exc:
             return _error(400, str(exc))
         options = body.model_dump(exclude={"query", "filters"})
-        return _answer(live, body.query, {**options, "filters": filters or None})
+        return _answer(live, body.query, {**options, "filters": filters or None, **reranked})
 
     @app.get("/", response_class=HTMLResponse)
     def search_page(q: str = "", mode: str = "hybrid", kind: str = "", path: str = "") -> Response:
-        return _page(live, q, mode, kind, path)
+        return _page(live, q, mode, kind, path, reranked)
 
     if cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
@@ -240,7 +244,7 @@ def create_app(live: LiveIndex, token: str | None = None, cors_origins: Sequence
     return Guard(app, token)
 
 
-def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str) -> Response:
+def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str, reranked: dict[str, Any]) -> Response:
     """The search page; a bad field is shown on the page with a 400."""
 
     def render(build: str, **extra: Any) -> str:
@@ -259,7 +263,7 @@ def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str) -> Response:
         return HTMLResponse(render(live.build_name, error=problem), status_code=400)
     filters = {key: value for key, value in (("kind", kind), ("path", path)) if value}
     try:
-        result, build = _run_search(live, q, {"k": 10, "mode": mode, "filters": filters or None})
+        result, build = _run_search(live, q, {"k": 10, "mode": mode, "filters": filters or None, **reranked})
     except BadRequest as exc:
         return HTMLResponse(render(live.build_name, error=str(exc)), status_code=400)
     return HTMLResponse(render(build, result=result), headers={BUILD_HEADER: build})
@@ -291,6 +295,7 @@ def serve(
     allow_remote: bool = False,
     cors_origins: Sequence[str] = (),
     check_interval: float = 2.0,
+    rerank: Any = None,
 ) -> int:
     """Open the index (raises with a one-line message if it cannot), load the model, then serve
     until interrupted."""
@@ -303,7 +308,7 @@ def serve(
     live = open_index(index, follow=True, check_interval=check_interval)
     live.search("docmill loads its query path before it answers", k=1)  # model in memory first
     config = uvicorn.Config(
-        create_app(live, token, cors_origins),
+        create_app(live, token, cors_origins, rerank),
         host=host,
         port=port,
         log_level="info",

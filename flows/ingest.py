@@ -33,7 +33,7 @@ from indexers.build.graph_file import GRAPH_VERSION
 from indexers.build.manifest import DocumentRecord
 from indexers.build.store import IndexStore
 from indexers.build.version import DOCMILL_VERSION
-from indexers.dense.embedder import DEFAULT_MODEL, Embedder
+from indexers.dense.embedder import BACKENDS, DEFAULT_MODEL, Embedder
 from parsers.options import ParseOptions
 
 EMBED_BATCH = 256  # texts per embed task: big enough to amortise task overhead, a multiple of 32
@@ -198,6 +198,8 @@ def _whole_build(
 
 def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: bool) -> pipeline.IngestReport:
     """The flow body: tasks wired in order, under the index lock."""
+    if config.embedding_backend not in BACKENDS:  # an endpoint (indexers.dense.remote)
+        raise ValueError("the Prefect flow embeds locally only: use `docmill ingest` with an endpoint")
     started = time.perf_counter()
     with IndexStore(index).lock(timeout=600):
         the_plan, previous = plan_task(sources, index, config, full_rebuild)

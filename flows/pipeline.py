@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
-from flows import incremental
+from flows import endpoint, incremental
 from flows.builds import FUSION_KEY, Progress, build_index, build_next, make_tokenizer, publish
 from flows.builds import publish_changes as publish_changes
 from flows.config import IngestConfig
@@ -198,7 +198,8 @@ def embedding_info(config: IngestConfig, vectors: np.ndarray) -> dict:
 
 def same_embedding(manifest: Manifest, config: IngestConfig) -> bool:
     model = manifest.embedding.get("model")
-    return bool(model == config.model and manifest.embedding_backend == config.embedding_backend)
+    same = model == config.model and manifest.embedding_backend == config.embedding_backend
+    return bool(same and endpoint.same_endpoint(manifest.embedding, config))
 
 
 def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, sources: Sequence[str]) -> bool:
@@ -275,6 +276,7 @@ def run_ingest(
         timings["diff"] = time.perf_counter() - t
         if is_noop(the_plan, previous, config, source_names):
             return noop_report(the_plan, previous, index, started, timings)
+        embedder = endpoint.checked_embedder(previous, config, embedder, full_rebuild)
         t = time.perf_counter()
         to_parse = the_plan.to_parse
         outcomes = {}
@@ -304,6 +306,7 @@ def run_ingest(
             )
         gate = run_gate(store, folder, config, embedder)
         publish(store, folder, config.keep_builds)
+        endpoint.clear_journal(store.root)
     report = make_report(folder.name, index, records, chunk_count, 0.0, timings)
     report.gate = gate
     return with_plan(report, the_plan, embedded, started, published=True)
@@ -344,7 +347,10 @@ def segment_run(
     work = incremental.embedding_work(chunks, config.embedding_id, cache)
     if progress and work.texts:
         progress("embed", 0, len(work.texts))
-    fresh, embedded_with = incremental.encode_texts(work.texts, config, embedder)
+    if endpoint.is_remote(config.embedding_backend):
+        fresh, embedded_with = endpoint.encode_work(work, config, embedder, store.root, progress), "endpoint"
+    else:
+        fresh, embedded_with = incremental.encode_texts(work.texts, config, embedder)
     vectors = incremental.assemble_vectors(work, cache, fresh, dim=previous.manifest.embedding.get("dim"))
     timings["embed"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -402,7 +408,10 @@ def _full_run(
         embedder = embedder or config.embedder()
         if progress:
             progress("embed", 0, len(work.texts))
-        fresh = embedder.encode(work.texts)
+        if endpoint.is_remote(config.embedding_backend):
+            fresh = endpoint.encode_work(work, config, embedder, store.root, progress)
+        else:
+            fresh = embedder.encode(work.texts)
     else:  # nothing new to embed: the model is never loaded
         fresh = np.zeros((0, 0), dtype=np.float32)
     vectors = incremental.assemble_vectors(work, cache, fresh)
@@ -415,6 +424,7 @@ def _full_run(
             "seconds": _rounded(timings),
         }
     }
+    embedder = embedder or config.embedder()
     folder = build_index(
         store,
         chunks,
@@ -422,10 +432,10 @@ def _full_run(
         records,
         config,
         sources,
-        embedding_info(config, vectors),
+        {**embedding_info(config, vectors), **endpoint.embedding_fields(config, embedder)},
         extra,
         progress,
-        embedder=embedder or config.embedder(),
+        embedder=embedder,
         reuse_fusion=reuse,
         graph=graph,
     )

@@ -76,6 +76,8 @@ def ensure_index(dataset: BeirSet, cache_dir: Path, config: Any = None, embedder
 
 def _model_slug(config: Any) -> str:
     slug = "".join(ch if ch.isalnum() else "-" for ch in config.model)[-40:]
+    if getattr(config, "embedding_url", None):  # an endpoint's vectors: keyed by its URL too
+        slug = f"{slug}-{hashlib.sha256(config.embedding_id.encode()).hexdigest()[:8]}"
     return slug + "-int8" if config.embedding_backend == "onnx-int8" else slug  # other vectors
 
 

@@ -4,6 +4,8 @@ the benchmarks) take them from here, so a rename cannot leave one side behind.
 
     INDEX/CURRENT                       one line: the active build's folder name (os.replace'd)
     INDEX/LOCK                          flock'ed by a writer while it builds and publishes
+    INDEX/embedding-journal/<id>/       vectors an endpoint returned during a run that did not
+                                        publish (flows.endpoint): the next run does not ask again
     INDEX/builds/<name>/                one build:
         manifest.json                   written last: a build is complete once it exists; lists the
                                         segments in row order and every file's size and checksum
@@ -29,6 +31,7 @@ from __future__ import annotations
 CURRENT = "CURRENT"
 LOCK = "LOCK"
 BUILDS = "builds"
+EMBEDDING_JOURNAL = "embedding-journal"
 
 MANIFEST = "manifest.json"
 CHUNKS_FILE = "chunks.jsonl"
