@@ -17,15 +17,6 @@ from indexers.dense.embedder import BACKENDS
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def _progress(stage: str, done: int, total: int) -> None:
-    width = 30
-    filled = width * done // max(total, 1)
-    sys.stderr.write(f"\r{stage:>6} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
-
-
 def _print_json(data: Any) -> None:
     json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
     sys.stdout.write("\n")
@@ -46,8 +37,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         gate_margin=args.gate_margin,
         vector_index=args.vector_index,
     )
-    progress = _progress if sys.stderr.isatty() and not args.json else None
-    report = run_ingest(args.sources, args.index, config, progress=progress, full_rebuild=args.full_rebuild)
+    bars = _progress_bars(args)
+    try:
+        report = run_ingest(args.sources, args.index, config, progress=bars, full_rebuild=args.full_rebuild)
+    finally:
+        if bars is not None:
+            bars.close()
+    if bars is not None:
+        from docmill.progress import timings_line
+
+        print(timings_line(report.timings), file=sys.stderr)
     if args.json:
         _print_json(
             {
@@ -63,6 +62,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             print(f"skipped {path}: {reason}", file=sys.stderr)
         print(report.summary())
     return EXIT_OK
+
+
+def _progress_bars(args: argparse.Namespace) -> Any:
+    """Progress bars on stderr for `--progress always`, or `auto` on a terminal without --json."""
+    wanted = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty() and not args.json)
+    if not wanted:
+        return None
+    from docmill.progress import StageBars
+
+    return StageBars(f"{args.model} ({args.embedding_backend})")
 
 
 def _filters(pairs: Sequence[str]) -> dict[str, Any]:
@@ -341,6 +350,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         choices=VECTOR_INDEX_CHOICES,
         help="FAISS index: auto (flat below 30k chunks, HNSW above; default), flat, hnsw or ivf",
+    )
+    p.add_argument(
+        "--progress",
+        default="auto",
+        choices=("auto", "always", "never"),
+        help="progress bars on stderr (files/s, stage, ETA): auto = on a terminal and without --json",
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)

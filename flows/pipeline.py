@@ -342,9 +342,7 @@ def segment_run(
     t = time.perf_counter()
     cache = previous.masked_cache(masked)
     work = incremental.embedding_work(chunks, config.embedding_id, cache)
-    if progress and work.texts:
-        progress("embed", 0, len(work.texts))
-    fresh, embedded_with = incremental.encode_texts(work.texts, config, embedder)
+    fresh, embedded_with = incremental.encode_texts(work.texts, config, embedder, progress)
     vectors = incremental.assemble_vectors(work, cache, fresh, dim=previous.manifest.embedding.get("dim"))
     timings["embed"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -400,9 +398,7 @@ def _full_run(
     t = time.perf_counter()
     if work.texts:
         embedder = embedder or config.embedder()
-        if progress:
-            progress("embed", 0, len(work.texts))
-        fresh = embedder.encode(work.texts)
+        fresh = incremental.encode_in_slices(embedder, work.texts, progress)
     else:  # nothing new to embed: the model is never loaded
         fresh = np.zeros((0, 0), dtype=np.float32)
     vectors = incremental.assemble_vectors(work, cache, fresh)
