@@ -58,10 +58,22 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             }
         )
     else:
-        for path, reason in report.skipped_files:
-            print(f"skipped {path}: {reason}", file=sys.stderr)
+        _print_skips(report.skipped_files)
         print(report.summary())
     return EXIT_OK
+
+
+def _print_skips(skipped_files: Sequence[tuple[str, str]]) -> None:
+    """One stderr line per skipped file, but empty files (an empty `__init__.py`) in one line."""
+    from flows.outcomes import EMPTY_REASON
+
+    empty = [path for path, reason in skipped_files if reason == EMPTY_REASON]
+    for path, reason in skipped_files:
+        if reason != EMPTY_REASON:
+            print(f"skipped {path}: {reason}", file=sys.stderr)
+    if empty:
+        shown = ", ".join(empty[:3]) + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")
+        print(f"{len(empty)} empty file(s) recorded, nothing to index: {shown}", file=sys.stderr)
 
 
 def _progress_bars(args: argparse.Namespace) -> Any:

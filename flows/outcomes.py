@@ -13,6 +13,14 @@ from flows.config import IngestConfig
 from indexers.build.manifest import DocumentRecord
 from parsers.model import ParsedDocument
 
+# The reason recorded for a file with no bytes but whitespace (an empty `__init__.py`): skipped, but
+# not a failure under --strict, and summarised once instead of listed file by file.
+EMPTY_REASON = "empty file"
+
+
+def is_empty_skip(record: DocumentRecord) -> bool:
+    return record.status == "skipped" and record.reason == EMPTY_REASON
+
 
 class IngestError(RuntimeError):
     """The ingest finished without publishing (nothing indexable, or strict mode saw skips)."""

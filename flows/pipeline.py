@@ -23,7 +23,7 @@ from flows.builds import FUSION_KEY, Progress, build_index, build_next, make_tok
 from flows.builds import publish_changes as publish_changes
 from flows.config import IngestConfig
 from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
-from flows.outcomes import IngestError, ParseOutcome, SourceRef
+from flows.outcomes import EMPTY_REASON, IngestError, ParseOutcome, SourceRef, is_empty_skip
 from indexers.build.manifest import DocumentRecord, Manifest
 from indexers.build.segments import segment_infos
 from indexers.build.segments import write_chunks as write_chunks
@@ -68,6 +68,7 @@ class IngestReport:
     published: bool = True
     previous_build: str | None = None
     gate: dict[str, Any] | None = None
+    empty: int = 0  # of the skipped: files with nothing but whitespace (not a failure under --strict)
 
     def summary(self) -> str:
         action = "published" if self.published else "nothing changed, kept"
@@ -85,6 +86,7 @@ class IngestReport:
             "removed": self.removed,
             "unchanged": self.unchanged,
             "skipped": self.skipped,
+            "empty": self.empty,
             "chunks": self.chunks,
             "seconds": round(self.seconds, 3),
             "build": self.build,
@@ -138,6 +140,9 @@ def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
         reason = f"unreadable: {exc.strerror or exc}"
         return ParseOutcome(DocumentRecord(ref.rel_path, "", 0, parser, "skipped", reason))
     record = DocumentRecord(ref.rel_path, source.sha256, len(source.data), parser, "indexed")
+    if not source.data.strip():
+        record.status, record.reason = "skipped", EMPTY_REASON
+        return ParseOutcome(record)
     try:
         docs = parse_with_limits(source, options)  # in a worker process: a hard time limit per file
     except SkipFile as exc:
@@ -472,9 +477,9 @@ def with_plan(
 def check_outcome(
     records: Sequence[DocumentRecord], chunks: Sequence[Chunk] | int, config: IngestConfig
 ) -> None:
-    """Raise IngestError in strict mode with skips, or when the build would hold no chunks
-    (``chunks``: the chunks, or how many the build will hold)."""
-    skipped = [(r.path, r.reason or "") for r in records if r.status != "indexed"]
+    """Raise IngestError in strict mode with skips (empty files aside), or when the build would
+    hold no chunks (``chunks``: the chunks, or how many the build will hold)."""
+    skipped = [(r.path, r.reason or "") for r in records if r.status != "indexed" and not is_empty_skip(r)]
     if config.strict and skipped:
         listing = "; ".join(f"{p}: {why}" for p, why in skipped[:20])
         raise IngestError(f"strict mode: {len(skipped)} file(s) skipped, nothing published ({listing})")
@@ -503,4 +508,5 @@ def make_report(
         seconds=seconds,
         skipped_files=skipped,
         timings=timings,
+        empty=sum(map(is_empty_skip, records)),
     )

@@ -26,3 +26,34 @@ def test_progress_is_quiet_off_a_terminal_and_with_json(small_tree, tmp_path, ca
     assert main(["ingest", str(small_tree), "--index", str(tmp_path / "b"), "--json", "--full-rebuild"]) == 0
     err = capsys.readouterr().err
     assert "%|" not in err and "stages:" not in err
+
+
+PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/sub/__init__.py": "\n",
+    "pkg/sub/tool.py": 'def shout(text: str) -> str:\n    """Upper-case a greeting."""\n    return text.upper()\n',  # noqa: E501
+    "pkg/README.md": "# pkg\n\nShouts greetings.\n",
+}
+
+
+def test_strict_ingest_of_a_package_with_empty_init_files_succeeds_and_says_so_once(tmp_path, tree, capsys):
+    from indexers.build.manifest import Manifest
+    from indexers.build.store import IndexStore
+
+    src = tree(tmp_path / "src", PACKAGE)
+    index = tmp_path / "idx"
+    assert main(["ingest", str(src / "pkg"), "--index", str(index), "--strict"]) == 0
+    captured = capsys.readouterr()
+    assert "skipped pkg/" not in captured.err  # no line per empty file
+    assert captured.err.count("empty file(s)") == 1
+    assert "2 empty file(s) recorded, nothing to index: pkg/__init__.py, pkg/sub/__init__.py" in captured.err
+    docs = {d.path: d for d in Manifest.read(IndexStore(index).current_build()).documents}
+    assert (docs["pkg/__init__.py"].status, docs["pkg/__init__.py"].reason) == ("skipped", "empty file")
+    assert docs["pkg/sub/tool.py"].status == "indexed"
+
+
+def test_strict_still_fails_on_a_file_that_could_not_be_read(tmp_path, tree, capsys):
+    src = tree(tmp_path / "src", {**PACKAGE, "pkg/bad.pdf": "not a pdf"})
+    assert main(["ingest", str(src / "pkg"), "--index", str(tmp_path / "idx"), "--strict", "--json"]) == 1
+    err = capsys.readouterr().err
+    assert "strict mode: 1 file(s) skipped" in err and "pkg/bad.pdf" in err and "__init__" not in err
