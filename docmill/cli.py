@@ -478,6 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
+    logging.getLogger("huggingface_hub").propagate = False  # it has its own handler: print each line once
     from flows.pipeline import IngestError
     from indexers.build.graph_file import GraphUnavailable
     from indexers.build.manifest import ManifestError

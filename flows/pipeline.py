@@ -206,6 +206,13 @@ def same_embedding(manifest: Manifest, config: IngestConfig) -> bool:
     return bool(model == config.model and manifest.embedding_backend == config.embedding_backend)
 
 
+def check_model(config: IngestConfig) -> None:
+    """Raise ModelUnavailable now if the config's model cannot load here (no hub retries)."""
+    check = getattr(config.embedder(), "check_available", None)
+    if check is not None:
+        check()
+
+
 def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, sources: Sequence[str]) -> bool:
     """Would a new build differ from ``previous`` only in its name? (Used to skip no-op runs.)"""
     m = previous.manifest
@@ -274,12 +281,15 @@ def run_ingest(
     timings: dict[str, float] = {}
     store = IndexStore(index)
     source_names = [str(s) for s in sources]
-    with store.lock():
+    with store.undo_on_failure(), store.lock():
         t = time.perf_counter()
         the_plan, previous = prepare(store, sources, config, full_rebuild)
         timings["diff"] = time.perf_counter() - t
         if is_noop(the_plan, previous, config, source_names):
             return noop_report(the_plan, previous, index, started, timings)
+        model_needed = full_rebuild or previous is None or not same_embedding(previous.manifest, config)
+        if embedder is None and model_needed:
+            check_model(config)  # before parsing: a model that cannot load fails the run at once
         t = time.perf_counter()
         to_parse = the_plan.to_parse
         outcomes = {}

@@ -57,3 +57,62 @@ def test_strict_still_fails_on_a_file_that_could_not_be_read(tmp_path, tree, cap
     assert main(["ingest", str(src / "pkg"), "--index", str(tmp_path / "idx"), "--strict", "--json"]) == 1
     err = capsys.readouterr().err
     assert "strict mode: 1 file(s) skipped" in err and "pkg/bad.pdf" in err and "__init__" not in err
+
+
+def test_a_failed_first_ingest_leaves_no_index_folder_and_a_later_one_keeps_the_good_index(
+    small_tree, tmp_path, capsys
+):
+    from indexers.build.store import IndexStore
+
+    index = tmp_path / "idx"
+    assert main(["ingest", str(tmp_path / "no-such-dir"), "--index", str(index)]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert not index.exists()
+    assert main(["ingest", str(small_tree), "--index", str(index)]) == 0
+    store = IndexStore(index)
+    before, builds = store.current_build(), store.builds()
+    assert main(["ingest", str(tmp_path / "no-such-dir"), "--index", str(index)]) == 1
+    assert store.current_build() == before and store.builds() == builds and (index / "LOCK").exists()
+
+
+def test_an_empty_folder_given_as_index_gets_nothing_added_by_a_failed_ingest(tmp_path, capsys):
+    index = tmp_path / "mine"
+    index.mkdir()
+    (index / "notes.txt").write_text("mine")
+    assert main(["ingest", str(tmp_path / "no-such-dir"), "--index", str(index)]) == 1
+    assert sorted(p.name for p in index.iterdir()) == ["notes.txt"]
+
+
+def test_a_model_the_offline_hub_cannot_give_fails_at_once_and_leaves_nothing(
+    small_tree, tmp_path, capsys, monkeypatch
+):
+    import time
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    index = tmp_path / "idx"
+    started = time.monotonic()
+    code = main(["ingest", str(small_tree), "--index", str(index), "--model", "intfloat/not-a-shipped-model"])
+    assert code == 1 and time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert "HF_HUB_OFFLINE is set" in err and "all-MiniLM-L6-v2" in err
+    assert err.count("error:") == 1
+    assert not index.exists()
+
+
+def test_an_unreachable_hub_is_asked_once_not_retried(small_tree, tmp_path, capsys, monkeypatch):
+    import socket
+    import time
+
+    with socket.socket() as sock:  # a loopback port with nobody listening: connection refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    index = tmp_path / "idx"
+    started = time.monotonic()
+    code = main(["ingest", str(small_tree), "--index", str(index), "--model", "intfloat/not-a-shipped-model"])
+    assert code == 1 and time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert "the model hub cannot be reached" in err and "Retrying" not in err
+    assert not index.exists()
