@@ -186,15 +186,14 @@ class HybridIndex:
             results["bm25"], df = bm25.hits, bm25.df
         if use_vector:
             results["vector"] = self._vector(query, fetch_k, allowed, probe)
-        readable = (
-            mode is Mode.HYBRID or not use_vector or model_can_read(self.embedder.query_tokenizer(), query)
-        )
+        readable = mode is Mode.HYBRID or not use_vector or self._vector_mode_reads(query, notes)
         lexical, cosine = self.evidence(
             query, results if readable else {k: v for k, v in results.items() if k != "vector"}, df
         )
-        confidence = self.abstain_model.confidence(lexical, cosine)
+        # vector mode on a query its model cannot read: its hits are noise, no evidence at all
+        confidence = self.abstain_model.confidence(lexical, cosine) if readable else 0.0
         if abstain:
-            reason = self.abstain_model.reason(lexical, cosine)
+            reason = self.abstain_model.reason(lexical, cosine) if readable else notes[-1]
             if reason:
                 return SearchResult([], abstained=True, reason=reason, notes=notes, confidence=confidence)
         if explicit_weights is None and len(results) > 1:
@@ -282,6 +281,17 @@ class HybridIndex:
             notes.append(f"vector side skipped: {share:.0%} of the query is unknown to the embedding model")
             return False
         return True
+
+    def _vector_mode_reads(self, query: str, notes: list[str]) -> bool:
+        """Vector mode: whether the model can read ``query``; says so in ``notes`` when not."""
+        if model_can_read(self.embedder.query_tokenizer(), query):
+            return True
+        share = self.query_unknown_share(query)
+        notes.append(
+            f"vector side cannot read this query: {share:.0%} of it is unknown to the embedding model "
+            f"({self.manifest.embedding.get('model')}), so its hits are not evidence; use mode hybrid or bm25"
+        )
+        return False
 
     def evidence(
         self,
