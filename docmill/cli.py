@@ -111,6 +111,10 @@ def cmd_query(args: argparse.Namespace) -> int:
         return EXIT_OK
     for note in result.notes:
         print(f"note: {note}")
+    from indexers.ranking.abstain import DECISION
+
+    sure = f"confidence {result.confidence:.2f}" if result.confidence is not None else "confidence -"
+    print(f"{sure} (answers at >= {DECISION:.2f}); build {result.build}")
     if result.abstained:
         print(f"no answer: {result.reason}")
         return EXIT_OK

@@ -168,7 +168,7 @@ class HybridIndex:
         if k <= 0 or fetch_k <= 0:
             raise ValueError(f"k and fetch_k must be positive, got k={k}, fetch_k={fetch_k}")
         if not query or not query.strip():
-            return SearchResult([], abstained=True, reason="empty query")
+            return SearchResult([], abstained=True, reason="empty query", build=self.build.name)
         allowed = filtering.mask(self.chunks.all(), filters) if filters else None
         fetch_k = max(fetch_k, k)
         explicit_weights = weights
@@ -195,14 +195,17 @@ class HybridIndex:
         if abstain:
             reason = self.abstain_model.reason(lexical, cosine) if readable else notes[-1]
             if reason:
-                return SearchResult([], abstained=True, reason=reason, notes=notes, confidence=confidence)
+                build = self.build.name
+                return SearchResult([], True, reason, notes, confidence=confidence, build=build)
         if explicit_weights is None and len(results) > 1:
             weights = self._query_weights(query, results["bm25"], weights, notes)
         depth = max(k, rerank_k) if rerank is not None else k
         hits = self._fuse(results, depth, rrf_k, weights, len(results) > 1, test_code_weight)
         if rerank is not None:
             hits = rerank.rerank(query, hits, top_n=k)
-        return SearchResult(self.graph_file.with_context(hits), notes=notes, confidence=confidence)
+        return SearchResult(
+            self.graph_file.with_context(hits), notes=notes, confidence=confidence, build=self.build.name
+        )
 
     def search_many(
         self, queries: Sequence[str], k: int = 10, rrf_k: float = 60.0, **options: Any
@@ -221,15 +224,14 @@ class HybridIndex:
         notes = [note for r in results for note in r.notes]
         if not fused:
             reasons = "; ".join(sorted({r.reason or "no hits" for r in results}))
-            return SearchResult(
-                [], abstained=True, reason=f"every phrasing abstained ({reasons})", notes=notes
-            )
+            reason = f"every phrasing abstained ({reasons})"
+            return SearchResult([], abstained=True, reason=reason, notes=notes, build=self.build.name)
         hits = []
         for item in fused[:k]:
             hit = hits_by_id[ids[item.row]]
             votes = " ".join(f"q{int(name) + 1}#{rank}" for name, rank in sorted(item.ranks.items()))
             hits.append(dataclasses.replace(hit, score=item.score, explain=f"{votes} rrf={item.score:.4f}"))
-        return SearchResult(hits, notes=notes)
+        return SearchResult(hits, notes=notes, build=self.build.name)
 
     @property
     def fusion_rrf_k(self) -> float:

@@ -78,7 +78,8 @@ def test_query_with_filter_and_text_output(cli_index, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert out.startswith("[1] proj/guide/install.md > Guide > Platforms")
+    assert out.splitlines()[0].startswith("confidence ")
+    assert out.splitlines()[1].startswith("[1] proj/guide/install.md > Guide > Platforms")
     assert "bm25#1(" in out
 
 

@@ -116,3 +116,19 @@ def test_an_unreachable_hub_is_asked_once_not_retried(small_tree, tmp_path, caps
     err = capsys.readouterr().err
     assert "the model hub cannot be reached" in err and "Retrying" not in err
     assert not index.exists()
+
+
+def test_query_text_output_shows_confidence_and_build_answered_or_not(small_index, capsys):
+    import docmill
+    from indexers.build.store import IndexStore
+
+    build = IndexStore(small_index).current_name()
+    assert main(["query", str(small_index), "LRU cache eviction", "--k", "2"]) == 0
+    out = capsys.readouterr().out
+    answered = docmill.open_index(small_index).search("LRU cache eviction", k=2)
+    assert answered.build == build  # the Python result names the build that answered
+    assert f"confidence {answered.confidence:.2f} (answers at >= 0.50); build {build}" in out
+    assert main(["query", str(small_index), "zzqx vorpal brillig"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"confidence 0\.[0-4]\d \(answers at >= 0\.50\); build " + re.escape(build), out)
+    assert "no answer: " in out
