@@ -52,7 +52,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 ModeName = Literal["hybrid", "bm25", "vector"]
-KindName = Literal["text", "table", "code"]
 Query_ = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
 K = Annotated[int, Field(ge=1, le=MAX_K)]
 FetchK = Annotated[int, Field(ge=1, le=MAX_FETCH_K)]
@@ -66,7 +65,7 @@ class Filters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     path: Strings | None = None
-    kind: KindName | list[KindName] | None = None
+    kind: Strings | None = None  # checked by docmill.filters.validate: an unknown kind is a 400
     language: Strings | None = None
     doc_id: Strings | None = None
     pages: tuple[int, int] | None = None

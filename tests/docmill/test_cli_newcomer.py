@@ -132,3 +132,11 @@ def test_query_text_output_shows_confidence_and_build_answered_or_not(small_inde
     out = capsys.readouterr().out
     assert re.search(r"confidence 0\.[0-4]\d \(answers at >= 0\.50\); build " + re.escape(build), out)
     assert "no answer: " in out
+
+
+def test_an_unknown_kind_filter_is_an_error_not_no_hits(small_index, capsys):
+    assert main(["query", str(small_index), "install", "--filter", "kind=image"]) == 1
+    captured = capsys.readouterr()
+    assert "unknown kind 'image' in filter 'kind'; expected any of: text, table, code" in captured.err
+    assert "no hits" not in captured.out
+    assert main(["query", str(small_index), "install", "--filter", "kind=table", "--no-abstain"]) == 0

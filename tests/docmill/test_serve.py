@@ -151,6 +151,7 @@ BAD_GETS = [
     ({"filter": "pages=a-b"}, 400, "FIRST-LAST page numbers"),
     ({"filter": "pages=5-2"}, 400, "filter 'pages' takes (first, last)"),
     ({"filter": "colour=red"}, 400, "unknown filter(s) colour"),
+    ({"filter": "kind=image"}, 400, "unknown kind 'image' in filter 'kind'; expected any of: text, table"),
 ]
 
 
@@ -167,7 +168,8 @@ BAD_POSTS = [
     (json.dumps({"q": QUERY}).encode(), 422, "query: Field required"),
     (json.dumps({"query": QUERY, "colour": 1}).encode(), 422, "colour: Extra inputs are not permitted"),
     (json.dumps({"query": QUERY, "filters": {"pages": [5, 2]}}).encode(), 400, "pages"),
-    (json.dumps({"query": QUERY, "filters": {"kind": "tabel"}}).encode(), 422, "'text', 'table' or 'code'"),
+    (json.dumps({"query": QUERY, "filters": {"kind": "tabel"}}).encode(), 400, "unknown kind 'tabel'"),
+    (json.dumps({"query": QUERY, "filters": {"kind": ["text", "pdf"]}}).encode(), 400, "unknown kind 'pdf'"),
     (json.dumps({"query": QUERY, "weights": {"bm25": -1}}).encode(), 422, "greater than or equal to 0"),
     (json.dumps({"query": QUERY, "k": 10**6}).encode(), 422, "less than or equal to 100"),
     (json.dumps({"query": QUERY, "pad": "x" * MAX_BODY_BYTES}).encode(), 413, "request body over"),
