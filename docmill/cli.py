@@ -36,6 +36,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         golden=args.golden,
         gate_margin=args.gate_margin,
         vector_index=args.vector_index,
+        include=tuple(args.include),
+        exclude=tuple(args.exclude),
     )
     bars = _progress_bars(args)
     try:
@@ -366,6 +368,21 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         choices=VECTOR_INDEX_CHOICES,
         help="FAISS index: auto (flat below 30k chunks, HNSW above; default), flat, hnsw or ivf",
+    )
+    p.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only files matching GLOB (repeatable): 'docs/**', '*.md'; matched against the path under "
+        "the source folder, with its name in front, and the file name",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files matching GLOB (repeatable)",
     )
     p.add_argument(
         "--progress",

@@ -36,6 +36,10 @@ class IngestConfig:
     # The FAISS index (indexers.dense.ann): "auto" (flat below ann.FLAT_MAX_VECTORS = 30k chunks, HNSW above),
     # or forced: "flat", "hnsw", "ivf". Recorded in the manifest; the reader checks the file.
     vector_index: str = "auto"
+    # Globs choosing which files under a source folder are ingested (flows.globs): a file is kept
+    # when it matches an include pattern (or none are given) and no exclude pattern.
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.k1 < 0:
@@ -73,6 +77,9 @@ class IngestConfig:
         data = dict(values)
         if isinstance(data.get("chunk"), Mapping):
             data["chunk"] = ChunkOptions(**data["chunk"])
+        for key in ("include", "exclude"):
+            if isinstance(data.get(key), list | tuple):
+                data[key] = tuple(data[key])
         if isinstance(data.get("parse"), Mapping):
             data["parse"] = ParseOptions.from_dict(data["parse"])
         return cls(**data)

@@ -257,11 +257,14 @@ def ingest(
     dask_address: str | None = None,
     dask_workers: int = 0,
     vector_index: str = "auto",
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
 ) -> dict[str, Any]:
     """Index ``sources`` into ``index`` incrementally (``full_rebuild`` re-does everything) and
     publish the build atomically, after the quality gate if ``golden`` names a query set. Returns
     the report: added/changed/removed/unchanged/skipped/chunks/seconds/build, plus documents,
-    indexed, parsed, embedded and published. Relative paths resolve against the worker's working directory."""
+    indexed, parsed, embedded and published. Relative paths resolve against the worker's working directory.
+    ``include`` / ``exclude``: globs choosing the files under a source folder (flows.globs)."""
     logger = get_run_logger()
     config = IngestConfig(
         model=model,
@@ -271,6 +274,8 @@ def ingest(
         golden=golden,
         gate_margin=gate_margin,
         vector_index=vector_index,
+        include=tuple(include or ()),
+        exclude=tuple(exclude or ()),
     )
     sources = [str(s) for s in sources]
     if dask_address or dask_workers > 0:

@@ -23,6 +23,7 @@ from flows.builds import FUSION_KEY, Progress, build_index, build_next, make_tok
 from flows.builds import publish_changes as publish_changes
 from flows.config import IngestConfig
 from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
+from flows.globs import selected
 from flows.outcomes import EMPTY_REASON, IngestError, ParseOutcome, SourceRef, is_empty_skip
 from indexers.build.manifest import DocumentRecord, Manifest
 from indexers.build.segments import segment_infos
@@ -101,9 +102,13 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
-def discover(sources: Sequence[str | Path]) -> list[SourceRef]:
+def discover(
+    sources: Sequence[str | Path], include: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> list[SourceRef]:
     """Files under the source roots, sorted, ids prefixed with the root's own name. Hidden and tool
-    folders are skipped; symlinks are followed only while they stay inside their root."""
+    folders are skipped; symlinks are followed only while they stay inside their root. ``include``
+    / ``exclude``: globs selecting files under a root folder (flows.globs; a source named as a
+    file is always taken)."""
     refs: dict[str, SourceRef] = {}
     for source in sources:
         root = Path(source)
@@ -121,8 +126,10 @@ def discover(sources: Sequence[str | Path]) -> list[SourceRef]:
                     continue
                 if not path.is_file():
                     continue
-                rel = f"{base}/{path.relative_to(root).as_posix()}"
-                refs[rel] = SourceRef(path, rel)
+                inner = path.relative_to(root).as_posix()
+                rel = f"{base}/{inner}"
+                if selected(inner, rel, include, exclude):
+                    refs[rel] = SourceRef(path, rel)
     return [refs[k] for k in sorted(refs)]
 
 
@@ -231,7 +238,7 @@ def prepare(
     store: IndexStore, sources: Sequence[str | Path], config: IngestConfig, full_rebuild: bool
 ) -> tuple[incremental.Plan, incremental.PreviousBuild | None]:
     """Discover the tree and diff it against the current build. Call under the index lock."""
-    refs = discover(sources)
+    refs = discover(sources, config.include, config.exclude)
     previous = incremental.load_previous(store, config)
     return incremental.plan(refs, previous, full_rebuild=full_rebuild), previous
 
