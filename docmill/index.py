@@ -40,6 +40,9 @@ from indexers.ranking.abstain import AbstainModel, known_idf_share, lexical_evid
 from indexers.ranking.calibrate import is_source_chunk
 from indexers.ranking.fusion import Fused, rrf
 
+# Vector mode on a query its model cannot read: its hits count when one of its top AGREE_VECTOR_K
+# is among BM25's top AGREE_BM25_K (HybridIndex._bm25_agrees).
+AGREE_VECTOR_K, AGREE_BM25_K = 5, 10
 # Code in test files: fused scores are multiplied by this in hybrid search (bench/code_questions.py,
 # docs/EVALUATION.md: tests of a function otherwise crowd out the function itself).
 TEST_CODE_WEIGHT = 0.8
@@ -190,10 +193,12 @@ class HybridIndex:
         lexical, cosine = self.evidence(
             query, results if readable else {k: v for k, v in results.items() if k != "vector"}, df
         )
-        # vector mode on a query its model cannot read: its hits are noise, no evidence at all
-        confidence = self.abstain_model.confidence(lexical, cosine) if readable else 0.0
+        confidence = self.abstain_model.confidence(lexical, cosine)
+        noise = not readable and not self._bm25_agrees(query, results["vector"], allowed, notes)
+        if noise:  # vector mode, a query its model cannot read, hits BM25 (which reads it) does not find
+            confidence = 0.0
         if abstain:
-            reason = self.abstain_model.reason(lexical, cosine) if readable else notes[-1]
+            reason = "; ".join(notes[-2:]) if noise else self.abstain_model.reason(lexical, cosine)
             if reason:
                 build = self.build.name
                 return SearchResult([], True, reason, notes, confidence=confidence, build=build)
@@ -289,9 +294,24 @@ class HybridIndex:
         if model_can_read(self.embedder.query_tokenizer(), query):
             return True
         share = self.query_unknown_share(query)
+        model = self.manifest.embedding.get("model")
+        notes.append(f"vector side cannot read this query: {share:.0%} of it is unknown to {model}")
+        return False
+
+    def _bm25_agrees(
+        self, query: str, vector_hits: list[tuple[int, float]], allowed: np.ndarray | None, notes: list[str]
+    ) -> bool:
+        """Vector mode on a query its model cannot read: whether BM25, which reads it, finds any of
+        the vector side's top AGREE_VECTOR_K hits among its own top AGREE_BM25_K (a query that
+        mixes a known identifier into unknown script still finds its page; a query the model
+        reads as noise finds noise). Says which in ``notes``."""
+        bm25_rows = {row for row, _ in self._bm25(query, AGREE_BM25_K, allowed).hits}
+        if any(row in bm25_rows for row, _ in vector_hits[:AGREE_VECTOR_K]):
+            notes.append("its top hits count: BM25, which reads the query, finds some of them too")
+            return True
         notes.append(
-            f"vector side cannot read this query: {share:.0%} of it is unknown to the embedding model "
-            f"({self.manifest.embedding.get('model')}), so its hits are not evidence; use mode hybrid or bm25"
+            "BM25, which reads the query, finds none of the vector side's top hits: they are not "
+            "evidence (use mode hybrid or bm25)"
         )
         return False
 
