@@ -56,6 +56,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 "documents": report.documents,
                 "indexed": report.indexed,
                 "published": report.published,
+                "empty": report.empty,
                 "skipped_files": [{"path": p, "reason": r} for p, r in report.skipped_files],
             }
         )

@@ -288,6 +288,7 @@ def ingest(
     if report.gate:
         logger.info("quality gate: %s", report.gate)
     logger.info(report.summary())
+    logger.info("stage seconds: %s", ", ".join(f"{k} {v:.1f}" for k, v in report.timings.items()))
     details = {"documents": report.documents, "indexed": report.indexed, "parsed": report.parsed}
     return {**report.to_json(), **details, "embedded": report.embedded, "published": report.published}
 

@@ -87,7 +87,6 @@ class IngestReport:
             "removed": self.removed,
             "unchanged": self.unchanged,
             "skipped": self.skipped,
-            "empty": self.empty,
             "chunks": self.chunks,
             "seconds": round(self.seconds, 3),
             "build": self.build,

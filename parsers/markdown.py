@@ -301,7 +301,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
                 blocks.append(Block(kind="paragraph", text=raw_front.strip("\n"), lines=lines))
     blocks.extend(iter_blocks(body, offset, options.markdown_max_nesting))
     if not blocks:
-        raise SkipFile("no Markdown content (file is blank or front matter only)")
+        raise SkipFile("no Markdown content (file is blank, front matter or non-text markup only)")
     if encoding != "utf-8":
         metadata["encoding"] = encoding
     title = metadata.get("title")
