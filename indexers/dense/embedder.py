@@ -135,9 +135,12 @@ class Embedder:
 
     def check_available(self, path: str | None = None) -> None:
         """Raise ModelUnavailable at once if the model cannot load here without a hub that is
-        switched off (HF_HUB_OFFLINE) or unreachable, instead of retrying it (indexers.dense.hub)."""
+        switched off (HF_HUB_OFFLINE) or unreachable, instead of retrying it (indexers.dense.hub).
+        Only the backends that load weights here through sentence-transformers are checked."""
         from indexers.dense.hub import unavailable_reason
 
+        if self.backend not in ("torch", "onnx", "onnx-int8"):
+            return
         reason = unavailable_reason(self.model_name, path or resolve_model(self.model_name))
         if reason:
             raise ModelUnavailable(reason)
