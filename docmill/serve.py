@@ -130,9 +130,10 @@ def _body_problem(err: Mapping[str, Any]) -> str | None:
     if isinstance(raw, bytes | str):
         try:
             json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            why, at = getattr(exc, "msg", exc), getattr(exc, "pos", 0)
-            return f"the body is not valid JSON ({why} at character {at})"
+        except json.JSONDecodeError as exc:
+            return f"the body is not valid JSON ({exc.msg} at character {exc.pos})"
+        except UnicodeDecodeError as exc:
+            return f"the body is not UTF-8 JSON ({exc.reason} at byte {exc.start})"
     return "the body is not a JSON object"
 
 
