@@ -68,11 +68,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def _print_skips(skipped_files: Sequence[tuple[str, str]]) -> None:
     """One stderr line per skipped file, but empty files (an empty `__init__.py`) in one line."""
-    from flows.outcomes import EMPTY_REASON
+    from flows.outcomes import is_empty_reason
 
-    empty = [path for path, reason in skipped_files if reason == EMPTY_REASON]
+    empty = [path for path, reason in skipped_files if is_empty_reason(reason)]
     for path, reason in skipped_files:
-        if reason != EMPTY_REASON:
+        if not is_empty_reason(reason):
             print(f"skipped {path}: {reason}", file=sys.stderr)
     if empty:
         shown = ", ".join(empty[:3]) + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")

@@ -20,7 +20,7 @@ from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 
 from parsers.html_tables import read_html_tables
-from parsers.model import Block, ParsedDocument, SkipFile, Table
+from parsers.model import EMPTY_REASON, Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
 from parsers.source import SourceFile, split_lines
 
@@ -285,6 +285,13 @@ def iter_blocks(
         yield Block(kind=kind, text=text, heading_path=path, lines=lines, language=language)
 
 
+def _text_outside_markup(body: str) -> bool:
+    """Whether ``body`` holds anything but HTML comments, tags, <style>/<script> elements and
+    mdBook directive lines (a page that is only a component, such as ``<ApiIndex />``)."""
+    stripped = _HTML_TAG.sub("", _HTML_NOT_TEXT.sub("", _HTML_COMMENT.sub("", body)))
+    return bool(_DIRECTIVE_LINE.sub("", stripped).strip())
+
+
 def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     text, encoding = source.text()
     raw_front, body, offset = split_front_matter(text)
@@ -301,7 +308,9 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
                 blocks.append(Block(kind="paragraph", text=raw_front.strip("\n"), lines=lines))
     blocks.extend(iter_blocks(body, offset, options.markdown_max_nesting))
     if not blocks:
-        raise SkipFile("no Markdown content (file is blank, front matter or non-text markup only)")
+        if not _text_outside_markup(body):
+            raise SkipFile(f"{EMPTY_REASON} (front matter and markup only)")
+        raise SkipFile("no Markdown content")
     if encoding != "utf-8":
         metadata["encoding"] = encoding
     title = metadata.get("title")

@@ -33,6 +33,8 @@ PACKAGE = {
     "pkg/sub/__init__.py": "\n",
     "pkg/sub/tool.py": 'def shout(text: str) -> str:\n    """Upper-case a greeting."""\n    return text.upper()\n',  # noqa: E501
     "pkg/README.md": "# pkg\n\nShouts greetings.\n",
+    # a docs page that is only a component: nothing to index either
+    "pkg/docs/index.md": "---\ntitle: API\n---\n<script setup>\nimport A from './A.vue'\n</script>\n<A />\n",
 }
 
 
@@ -46,7 +48,8 @@ def test_strict_ingest_of_a_package_with_empty_init_files_succeeds_and_says_so_o
     captured = capsys.readouterr()
     assert "skipped pkg/" not in captured.err  # no line per empty file
     assert captured.err.count("empty file(s)") == 1
-    assert "2 empty file(s) recorded, nothing to index: pkg/__init__.py, pkg/sub/__init__.py" in captured.err
+    listed = "pkg/__init__.py, pkg/docs/index.md, pkg/sub/__init__.py"
+    assert f"3 empty file(s) recorded, nothing to index: {listed}" in captured.err
     docs = {d.path: d for d in Manifest.read(IndexStore(index).current_build()).documents}
     assert (docs["pkg/__init__.py"].status, docs["pkg/__init__.py"].reason) == ("skipped", "empty file")
     assert docs["pkg/sub/tool.py"].status == "indexed"

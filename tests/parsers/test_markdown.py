@@ -225,3 +225,10 @@ def test_strip_html_drops_style_and_script_content():
 
     html = '<STYLE type="text/css">p { x: 1 }</STYLE><p>kept</p><script>alert(1)</script>tail'
     assert strip_html(html) == "kepttail"
+
+
+def test_a_page_of_front_matter_and_markup_only_is_an_empty_file_and_cut_text_is_not() -> None:
+    with pytest.raises(SkipFile, match=r"^empty file \(front matter and markup only\)$"):
+        parse_text("---\ntitle: API\n---\n\n<script setup>\nimport A from './A.vue'\n</script>\n\n<A />\n")
+    with pytest.raises(SkipFile, match=r"^empty file \(front matter and markup only\)$"):
+        parse_text("---\ntitle: x\n---\n")
