@@ -18,15 +18,6 @@ from indexers.dense.remote import REMOTE_BACKENDS
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def _progress(stage: str, done: int, total: int) -> None:
-    width = 30
-    filled = width * done // max(total, 1)
-    sys.stderr.write(f"\r{stage:>6} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
-
-
 def _print_json(data: Any) -> None:
     json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
     sys.stdout.write("\n")
@@ -47,9 +38,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         gate_margin=args.gate_margin,
         vector_index=args.vector_index,
         **_endpoint(args),
+        include=tuple(args.include),
+        exclude=tuple(args.exclude),
     )
-    progress = _progress if sys.stderr.isatty() and not args.json else None
-    report = run_ingest(args.sources, args.index, config, progress=progress, full_rebuild=args.full_rebuild)
+    bars = _progress_bars(args)
+    try:
+        report = run_ingest(args.sources, args.index, config, progress=bars, full_rebuild=args.full_rebuild)
+    finally:
+        if bars is not None:
+            bars.close()
+    if bars is not None:
+        from docmill.progress import timings_line
+
+        print(timings_line(report.timings), file=sys.stderr)
     if args.json:
         _print_json(
             {
@@ -57,12 +58,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 "documents": report.documents,
                 "indexed": report.indexed,
                 "published": report.published,
+                "empty": report.empty,
                 "skipped_files": [{"path": p, "reason": r} for p, r in report.skipped_files],
             }
         )
     else:
-        for path, reason in report.skipped_files:
-            print(f"skipped {path}: {reason}", file=sys.stderr)
+        _print_skips(report.skipped_files)
         print(report.summary())
     return EXIT_OK
 
@@ -107,6 +108,29 @@ def _add_endpoint_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--embedding-timeout", type=float, default=120.0, help="seconds per embedding request")
 
 
+def _print_skips(skipped_files: Sequence[tuple[str, str]]) -> None:
+    """One stderr line per skipped file, but empty files (an empty `__init__.py`) in one line."""
+    from flows.outcomes import is_empty_reason
+
+    empty = [path for path, reason in skipped_files if is_empty_reason(reason)]
+    for path, reason in skipped_files:
+        if not is_empty_reason(reason):
+            print(f"skipped {path}: {reason}", file=sys.stderr)
+    if empty:
+        shown = ", ".join(empty[:3]) + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")
+        print(f"{len(empty)} empty file(s) recorded, nothing to index: {shown}", file=sys.stderr)
+
+
+def _progress_bars(args: argparse.Namespace) -> Any:
+    """Progress bars on stderr for `--progress always`, or `auto` on a terminal without --json."""
+    wanted = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty() and not args.json)
+    if not wanted:
+        return None
+    from docmill.progress import StageBars
+
+    return StageBars(f"{args.model} ({args.embedding_backend})")
+
+
 def _filters(pairs: Sequence[str]) -> dict[str, Any]:
     from docmill.filters import from_pairs
 
@@ -134,6 +158,10 @@ def cmd_query(args: argparse.Namespace) -> int:
         return EXIT_OK
     for note in result.notes:
         print(f"note: {note}")
+    from indexers.ranking.abstain import DECISION
+
+    sure = f"confidence {result.confidence:.2f}" if result.confidence is not None else "confidence -"
+    print(f"{sure} (answers at >= {DECISION:.2f}); build {result.build}")
     if result.abstained:
         print(f"no answer: {result.reason}")
         return EXIT_OK
@@ -394,6 +422,27 @@ def build_parser() -> argparse.ArgumentParser:
         choices=VECTOR_INDEX_CHOICES,
         help="FAISS index: auto (flat below 30k chunks, HNSW above; default), flat, hnsw or ivf",
     )
+    p.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only files matching GLOB (repeatable): 'docs/**', '*.md'; matched against the path under "
+        "the source folder, with its name in front, and the file name",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files matching GLOB (repeatable)",
+    )
+    p.add_argument(
+        "--progress",
+        default="auto",
+        choices=("auto", "always", "never"),
+        help="progress bars on stderr (files/s, stage, ETA): auto = on a terminal and without --json",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 
@@ -508,6 +557,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
+    logging.getLogger("huggingface_hub").propagate = False  # it has its own handler: print each line once
     from flows.pipeline import IngestError
     from indexers.build.graph_file import GraphUnavailable
     from indexers.build.manifest import ManifestError

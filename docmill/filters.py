@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from chunkers.model import Chunk
+from chunkers.model import CHUNK_KINDS, Chunk
 
 FILTER_KEYS = ("path", "kind", "language", "pages", "doc_id", "metadata")
 
@@ -45,6 +45,11 @@ def validate(filters: Mapping[str, Any]) -> None:
         raise ValueError(
             f"unknown filter(s) {', '.join(sorted(unknown))}; expected any of: {', '.join(FILTER_KEYS)}"
         )
+    if "kind" in filters:  # a closed set: an unknown kind is a mistake, not "no hits"
+        bad = sorted(_one_of(filters["kind"]) - set(CHUNK_KINDS))
+        if bad:
+            named, valid = ", ".join(map(repr, bad)), ", ".join(CHUNK_KINDS)
+            raise ValueError(f"unknown kind {named} in filter 'kind'; expected any of: {valid}")
     if "pages" in filters:
         pages = filters["pages"]
         if not (isinstance(pages, Sequence) and len(pages) == 2 and pages[0] <= pages[1]):

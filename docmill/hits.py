@@ -60,6 +60,9 @@ class SearchResult:
     # How sure the index is that the corpus answers the query (0..1, monotone in the evidence;
     # the index abstains below 0.5: indexers/abstain.py). None where it was not computed.
     confidence: float | None = None
+    # The build that answered (its folder name under builds/): with open_index(follow=True) the
+    # build can change between two searches; a result names the one it was computed on.
+    build: str | None = None
 
     def __iter__(self) -> Iterator[Hit]:
         return iter(self.hits)
@@ -78,6 +81,8 @@ class SearchResult:
             out["reason"] = self.reason
         if self.notes:
             out["notes"] = self.notes
+        if self.build:
+            out["build"] = self.build
         return out
 
 

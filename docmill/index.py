@@ -41,6 +41,9 @@ from indexers.ranking.abstain import AbstainModel, known_idf_share, lexical_evid
 from indexers.ranking.calibrate import is_source_chunk
 from indexers.ranking.fusion import Fused, rrf
 
+# Vector mode on a query its model cannot read: its hits count when one of its top AGREE_VECTOR_K
+# is among BM25's top AGREE_BM25_K (HybridIndex._bm25_agrees).
+AGREE_VECTOR_K, AGREE_BM25_K = 5, 10
 # Code in test files: fused scores are multiplied by this in hybrid search (bench/code_questions.py,
 # docs/EVALUATION.md: tests of a function otherwise crowd out the function itself).
 TEST_CODE_WEIGHT = 0.8
@@ -174,7 +177,7 @@ class HybridIndex:
         if k <= 0 or fetch_k <= 0:
             raise ValueError(f"k and fetch_k must be positive, got k={k}, fetch_k={fetch_k}")
         if not query or not query.strip():
-            return SearchResult([], abstained=True, reason="empty query")
+            return SearchResult([], abstained=True, reason="empty query", build=self.build.name)
         allowed = filtering.mask(self.chunks.all(), filters) if filters else None
         fetch_k = max(fetch_k, k)
         explicit_weights = weights
@@ -199,24 +202,28 @@ class HybridIndex:
                 if not use_bm25:
                     bm25 = self._bm25(query, fetch_k, allowed)
                     results["bm25"], df = bm25.hits, bm25.df
-        readable = (
-            mode is Mode.HYBRID or not use_vector or model_can_read(self.embedder.query_tokenizer(), query)
-        )
+        readable = mode is Mode.HYBRID or not use_vector or self._vector_mode_reads(query, notes)
         lexical, cosine = self.evidence(
             query, results if readable else {k: v for k, v in results.items() if k != "vector"}, df
         )
         confidence = self.abstain_model.confidence(lexical, cosine)
+        noise = not readable and not self._bm25_agrees(query, results["vector"], allowed, notes)
+        if noise:  # vector mode, a query its model cannot read, hits BM25 (which reads it) does not find
+            confidence = 0.0
         if abstain:
-            reason = self.abstain_model.reason(lexical, cosine)
+            reason = "; ".join(notes[-2:]) if noise else self.abstain_model.reason(lexical, cosine)
             if reason:
-                return SearchResult([], abstained=True, reason=reason, notes=notes, confidence=confidence)
+                build = self.build.name
+                return SearchResult([], True, reason, notes, confidence=confidence, build=build)
         if explicit_weights is None and len(results) > 1:
             weights = self._query_weights(query, results["bm25"], weights, notes)
         depth = max(k, rerank_k) if rerank is not None else k
         hits = self._fuse(results, depth, rrf_k, weights, len(results) > 1, test_code_weight)
         if rerank is not None:
             hits = rerank_or_fused(rerank, query, hits, k, notes)
-        return SearchResult(self.graph_file.with_context(hits), notes=notes, confidence=confidence)
+        return SearchResult(
+            self.graph_file.with_context(hits), notes=notes, confidence=confidence, build=self.build.name
+        )
 
     def search_many(
         self, queries: Sequence[str], k: int = 10, rrf_k: float = 60.0, **options: Any
@@ -235,15 +242,14 @@ class HybridIndex:
         notes = [note for r in results for note in r.notes]
         if not fused:
             reasons = "; ".join(sorted({r.reason or "no hits" for r in results}))
-            return SearchResult(
-                [], abstained=True, reason=f"every phrasing abstained ({reasons})", notes=notes
-            )
+            reason = f"every phrasing abstained ({reasons})"
+            return SearchResult([], abstained=True, reason=reason, notes=notes, build=self.build.name)
         hits = []
         for item in fused[:k]:
             hit = hits_by_id[ids[item.row]]
             votes = " ".join(f"q{int(name) + 1}#{rank}" for name, rank in sorted(item.ranks.items()))
             hits.append(dataclasses.replace(hit, score=item.score, explain=f"{votes} rrf={item.score:.4f}"))
-        return SearchResult(hits, notes=notes)
+        return SearchResult(hits, notes=notes, build=self.build.name)
 
     @property
     def fusion_rrf_k(self) -> float:
@@ -295,6 +301,32 @@ class HybridIndex:
             notes.append(f"vector side skipped: {share:.0%} of the query is unknown to the embedding model")
             return False
         return True
+
+    def _vector_mode_reads(self, query: str, notes: list[str]) -> bool:
+        """Vector mode: whether the model can read ``query``; says so in ``notes`` when not."""
+        if model_can_read(self.embedder.query_tokenizer(), query):
+            return True
+        share = self.query_unknown_share(query)
+        model = self.manifest.embedding.get("model")
+        notes.append(f"vector side cannot read this query: {share:.0%} of it is unknown to {model}")
+        return False
+
+    def _bm25_agrees(
+        self, query: str, vector_hits: list[tuple[int, float]], allowed: np.ndarray | None, notes: list[str]
+    ) -> bool:
+        """Vector mode on a query its model cannot read: whether BM25, which reads it, finds any of
+        the vector side's top AGREE_VECTOR_K hits among its own top AGREE_BM25_K (a query that
+        mixes a known identifier into unknown script still finds its page; a query the model
+        reads as noise finds noise). Says which in ``notes``."""
+        bm25_rows = {row for row, _ in self._bm25(query, AGREE_BM25_K, allowed).hits}
+        if any(row in bm25_rows for row, _ in vector_hits[:AGREE_VECTOR_K]):
+            notes.append("its top hits count: BM25, which reads the query, finds some of them too")
+            return True
+        notes.append(
+            "BM25, which reads the query, finds none of the vector side's top hits: they are not "
+            "evidence (use mode hybrid or bm25)"
+        )
+        return False
 
     def evidence(
         self,

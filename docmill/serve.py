@@ -22,13 +22,14 @@ import ipaddress
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from docmill import page
 from docmill.filters import from_pairs, validate
@@ -52,8 +53,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 ModeName = Literal["hybrid", "bm25", "vector"]
-KindName = Literal["text", "table", "code"]
-Query_ = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
+Query_ = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]  # empty or blank: 400 from _run_search
 K = Annotated[int, Field(ge=1, le=MAX_K)]
 FetchK = Annotated[int, Field(ge=1, le=MAX_FETCH_K)]
 RrfK = Annotated[float, Field(gt=0, le=10_000, allow_inf_nan=False)]
@@ -66,7 +66,7 @@ class Filters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     path: Strings | None = None
-    kind: KindName | list[KindName] | None = None
+    kind: Strings | None = None  # checked by docmill.filters.validate: an unknown kind is a 400
     language: Strings | None = None
     doc_id: Strings | None = None
     pages: tuple[int, int] | None = None
@@ -93,6 +93,48 @@ class BadRequest(ValueError):
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+JSON_EXAMPLE = '{"query": "how do I install it?", "k": 5}'
+
+
+def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """422 with what to change; a body that is not JSON is a 400 (or 415 for another Content-Type)
+    saying what to send."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if request.method == "POST" and content_type and not content_type.endswith(("/json", "+json")):
+        return _error(
+            415,
+            f"POST {request.url.path} takes a JSON body, got Content-Type {content_type!r}: send the header "
+            f"'Content-Type: application/json' and a body such as {JSON_EXAMPLE}",
+        )
+    for err in exc.errors():
+        problem = _body_problem(err)
+        if problem:
+            return _error(400, f"{problem}: send a JSON object such as {JSON_EXAMPLE}")
+    return _error(422, _validation_message(exc))
+
+
+def _body_problem(err: Mapping[str, Any]) -> str | None:
+    """What is wrong with a POST body that is not a JSON object at all (FastAPI reports a body sent
+    without Content-Type that does not parse as "a valid dictionary"), or None."""
+    loc = tuple(err.get("loc", ()))
+    if err.get("type") == "json_invalid":
+        at = f" at character {loc[-1]}" if loc and isinstance(loc[-1], int) else ""
+        return f"the body is not valid JSON ({(err.get('ctx') or {}).get('error') or 'invalid'}{at})"
+    if loc != ("body",):
+        return None
+    if err.get("type") == "missing":
+        return "the body is empty"
+    raw = err.get("input")
+    if isinstance(raw, bytes | str):
+        try:
+            json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return f"the body is not valid JSON ({exc.msg} at character {exc.pos})"
+        except UnicodeDecodeError as exc:
+            return f"the body is not UTF-8 JSON ({exc.reason} at byte {exc.start})"
+    return "the body is not a JSON object"
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -140,6 +182,8 @@ class Guard:
             chunks.append(event.get("body", b""))
             if not event.get("more_body"):
                 break
+        if scope.get("method") == "POST" and "content-type" not in headers:  # curl --data-binary, no -H
+            scope = {**scope, "headers": [*scope.get("headers", []), (b"content-type", b"application/json")]}
         replayed = False
 
         async def replay() -> Message:
@@ -188,7 +232,22 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return _error(422, _validation_message(exc))
+        return _invalid_request(request, exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """404, 405 ... in the shape of every other error: {"error": ...}."""
+        path = request.url.path
+        routes = [r for r in app.routes if getattr(r, "path", None) == path]
+        allowed = ", ".join(sorted({m for r in routes for m in getattr(r, "methods", None) or ()}))
+        message = {
+            404: f"no such path {path}: see /docs for the API",
+            405: f"{request.method} is not allowed on {path} (allowed: {allowed})",
+        }
+        generic = exc.detail in (None, "Not Found", "Method Not Allowed")
+        text = message.get(exc.status_code) if generic else None
+        headers = {**(exc.headers or {}), **({"Allow": allowed} if exc.status_code == 405 else {})}
+        return _error(exc.status_code, text or str(exc.detail), headers)
 
     @app.get("/health")
     def health() -> Response:
@@ -202,7 +261,7 @@ def create_app(
 
     @app.get("/search")
     def search_get(
-        q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the question")],
+        q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="the question")],
         k: Annotated[int, Query(ge=1, le=MAX_K)] = 10,
         mode: Annotated[ModeName, Query()] = "hybrid",
         fetch_k: Annotated[int, Query(ge=1, le=MAX_FETCH_K)] = 100,

@@ -43,6 +43,10 @@ class IngestConfig:
     embedding_url: str | None = None
     embedding_input_type: bool = False
     embedding_timeout: float = 120.0  # seconds per request (a local server may be slow on a batch)
+    # Globs choosing which files under a source folder are ingested (flows.globs): a file is kept
+    # when it matches an include pattern (or none are given) and no exclude pattern.
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.k1 < 0:
@@ -105,6 +109,9 @@ class IngestConfig:
         data = dict(values)
         if isinstance(data.get("chunk"), Mapping):
             data["chunk"] = ChunkOptions(**data["chunk"])
+        for key in ("include", "exclude"):
+            if isinstance(data.get(key), list | tuple):
+                data[key] = tuple(data[key])
         if isinstance(data.get("parse"), Mapping):
             data["parse"] = ParseOptions.from_dict(data["parse"])
         return cls(**data)

@@ -372,7 +372,27 @@ def assemble_vectors(
 FEW_TEXTS = 256
 
 
-def encode_texts(texts: Sequence[str], config: IngestConfig, embedder: Any = None) -> tuple[np.ndarray, str]:
+# Passages go to the model in slices of this many texts, so a long embedding reports progress.
+EMBED_SLICE = 128
+
+
+def encode_in_slices(model: Any, texts: Sequence[str], progress: Any = None) -> np.ndarray:
+    """``model.encode`` over slices of EMBED_SLICE texts (always, so the vectors do not depend on
+    whether anyone watches), calling ``progress("embed", done, total)`` before and after each."""
+    texts = list(texts)
+    if progress:
+        progress("embed", 0, len(texts))
+    parts = []
+    for start in range(0, len(texts), EMBED_SLICE):
+        parts.append(np.asarray(model.encode(texts[start : start + EMBED_SLICE]), dtype=np.float32))
+        if progress:
+            progress("embed", min(start + EMBED_SLICE, len(texts)), len(texts))
+    return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+
+
+def encode_texts(
+    texts: Sequence[str], config: IngestConfig, embedder: Any = None, progress: Any = None
+) -> tuple[np.ndarray, str]:
     """Vectors of ``texts`` for the config's model: with ``embedder`` when given; else, for a few
     texts and the torch/onnx backends, through the model's saved torch-free encoder (the ONNX
     export that was checked against sentence-transformers; bench/bench_incremental.py measures the
@@ -386,7 +406,7 @@ def encode_texts(texts: Sequence[str], config: IngestConfig, embedder: Any = Non
         if encoder is not None:
             return np.stack([encoder.encode(text) for text in texts]).astype(np.float32), "torch-free"
     model = embedder or config.embedder()
-    vectors: np.ndarray = model.encode(list(texts))
+    vectors = encode_in_slices(model, texts, progress)
     if few:
         model.query_path  # noqa: B018 - checks and saves the torch-free encoder for next time
     return vectors, "model"

@@ -259,11 +259,14 @@ def ingest(
     dask_address: str | None = None,
     dask_workers: int = 0,
     vector_index: str = "auto",
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
 ) -> dict[str, Any]:
     """Index ``sources`` into ``index`` incrementally (``full_rebuild`` re-does everything) and
     publish the build atomically, after the quality gate if ``golden`` names a query set. Returns
     the report: added/changed/removed/unchanged/skipped/chunks/seconds/build, plus documents,
-    indexed, parsed, embedded and published. Relative paths resolve against the worker's working directory."""
+    indexed, parsed, embedded and published. Relative paths resolve against the worker's working directory.
+    ``include`` / ``exclude``: globs choosing the files under a source folder (flows.globs)."""
     logger = get_run_logger()
     config = IngestConfig(
         model=model,
@@ -273,6 +276,8 @@ def ingest(
         golden=golden,
         gate_margin=gate_margin,
         vector_index=vector_index,
+        include=tuple(include or ()),
+        exclude=tuple(exclude or ()),
     )
     sources = [str(s) for s in sources]
     if dask_address or dask_workers > 0:
@@ -285,6 +290,7 @@ def ingest(
     if report.gate:
         logger.info("quality gate: %s", report.gate)
     logger.info(report.summary())
+    logger.info("stage seconds: %s", ", ".join(f"{k} {v:.1f}" for k, v in report.timings.items()))
     details = {"documents": report.documents, "indexed": report.indexed, "parsed": report.parsed}
     return {**report.to_json(), **details, "embedded": report.embedded, "published": report.published}
 

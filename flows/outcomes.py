@@ -11,7 +11,17 @@ from chunkers.document import chunk_document
 from chunkers.model import Chunk
 from flows.config import IngestConfig
 from indexers.build.manifest import DocumentRecord
-from parsers.model import ParsedDocument
+from parsers.model import EMPTY_REASON, ParsedDocument
+
+
+def is_empty_reason(reason: str | None) -> bool:
+    """Whether a skip reason says the file had nothing to index (parsers.model.EMPTY_REASON): not
+    a failure under --strict, and summarised once instead of listed file by file."""
+    return reason == EMPTY_REASON or (reason or "").startswith(f"{EMPTY_REASON} (")
+
+
+def is_empty_skip(record: DocumentRecord) -> bool:
+    return record.status == "skipped" and is_empty_reason(record.reason)
 
 
 class IngestError(RuntimeError):

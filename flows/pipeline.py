@@ -23,7 +23,8 @@ from flows.builds import FUSION_KEY, Progress, build_index, build_next, make_tok
 from flows.builds import publish_changes as publish_changes
 from flows.config import IngestConfig
 from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
-from flows.outcomes import IngestError, ParseOutcome, SourceRef
+from flows.globs import selected
+from flows.outcomes import EMPTY_REASON, IngestError, ParseOutcome, SourceRef, is_empty_skip
 from indexers.build.manifest import DocumentRecord, Manifest
 from indexers.build.segments import segment_infos
 from indexers.build.segments import write_chunks as write_chunks
@@ -68,6 +69,7 @@ class IngestReport:
     published: bool = True
     previous_build: str | None = None
     gate: dict[str, Any] | None = None
+    empty: int = 0  # of the skipped: files with nothing but whitespace (not a failure under --strict)
 
     def summary(self) -> str:
         action = "published" if self.published else "nothing changed, kept"
@@ -99,9 +101,13 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
-def discover(sources: Sequence[str | Path]) -> list[SourceRef]:
+def discover(
+    sources: Sequence[str | Path], include: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> list[SourceRef]:
     """Files under the source roots, sorted, ids prefixed with the root's own name. Hidden and tool
-    folders are skipped; symlinks are followed only while they stay inside their root."""
+    folders are skipped; symlinks are followed only while they stay inside their root. ``include``
+    / ``exclude``: globs selecting files under a root folder (flows.globs; a source named as a
+    file is always taken)."""
     refs: dict[str, SourceRef] = {}
     for source in sources:
         root = Path(source)
@@ -119,8 +125,10 @@ def discover(sources: Sequence[str | Path]) -> list[SourceRef]:
                     continue
                 if not path.is_file():
                     continue
-                rel = f"{base}/{path.relative_to(root).as_posix()}"
-                refs[rel] = SourceRef(path, rel)
+                inner = path.relative_to(root).as_posix()
+                rel = f"{base}/{inner}"
+                if selected(inner, rel, include, exclude):
+                    refs[rel] = SourceRef(path, rel)
     return [refs[k] for k in sorted(refs)]
 
 
@@ -138,6 +146,9 @@ def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
         reason = f"unreadable: {exc.strerror or exc}"
         return ParseOutcome(DocumentRecord(ref.rel_path, "", 0, parser, "skipped", reason))
     record = DocumentRecord(ref.rel_path, source.sha256, len(source.data), parser, "indexed")
+    if not source.data.strip():
+        record.status, record.reason = "skipped", EMPTY_REASON
+        return ParseOutcome(record)
     try:
         docs = parse_with_limits(source, options)  # in a worker process: a hard time limit per file
     except SkipFile as exc:
@@ -202,6 +213,13 @@ def same_embedding(manifest: Manifest, config: IngestConfig) -> bool:
     return bool(same and endpoint.same_endpoint(manifest.embedding, config))
 
 
+def check_model(config: IngestConfig) -> None:
+    """Raise ModelUnavailable now if the config's model cannot load here (no hub retries)."""
+    check = getattr(config.embedder(), "check_available", None)
+    if check is not None:
+        check()
+
+
 def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, sources: Sequence[str]) -> bool:
     """Would a new build differ from ``previous`` only in its name? (Used to skip no-op runs.)"""
     m = previous.manifest
@@ -220,7 +238,7 @@ def prepare(
     store: IndexStore, sources: Sequence[str | Path], config: IngestConfig, full_rebuild: bool
 ) -> tuple[incremental.Plan, incremental.PreviousBuild | None]:
     """Discover the tree and diff it against the current build. Call under the index lock."""
-    refs = discover(sources)
+    refs = discover(sources, config.include, config.exclude)
     previous = incremental.load_previous(store, config)
     return incremental.plan(refs, previous, full_rebuild=full_rebuild), previous
 
@@ -270,13 +288,16 @@ def run_ingest(
     timings: dict[str, float] = {}
     store = IndexStore(index)
     source_names = [str(s) for s in sources]
-    with store.lock():
+    with store.undo_on_failure(), store.lock():
         t = time.perf_counter()
         the_plan, previous = prepare(store, sources, config, full_rebuild)
         timings["diff"] = time.perf_counter() - t
         if is_noop(the_plan, previous, config, source_names):
             return noop_report(the_plan, previous, index, started, timings)
         embedder = endpoint.checked_embedder(previous, config, embedder, full_rebuild)
+        model_needed = full_rebuild or previous is None or not same_embedding(previous.manifest, config)
+        if embedder is None and model_needed:
+            check_model(config)  # before parsing: a model that cannot load fails the run at once
         t = time.perf_counter()
         to_parse = the_plan.to_parse
         outcomes = {}
@@ -345,12 +366,12 @@ def segment_run(
     t = time.perf_counter()
     cache = previous.masked_cache(masked)
     work = incremental.embedding_work(chunks, config.embedding_id, cache)
-    if progress and work.texts:
-        progress("embed", 0, len(work.texts))
     if endpoint.is_remote(config.embedding_backend):
+        if progress and work.texts:
+            progress("embed", 0, len(work.texts))
         fresh, embedded_with = endpoint.encode_work(work, config, embedder, store.root, progress), "endpoint"
     else:
-        fresh, embedded_with = incremental.encode_texts(work.texts, config, embedder)
+        fresh, embedded_with = incremental.encode_texts(work.texts, config, embedder, progress)
     vectors = incremental.assemble_vectors(work, cache, fresh, dim=previous.manifest.embedding.get("dim"))
     timings["embed"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -406,12 +427,12 @@ def _full_run(
     t = time.perf_counter()
     if work.texts:
         embedder = embedder or config.embedder()
-        if progress:
-            progress("embed", 0, len(work.texts))
         if endpoint.is_remote(config.embedding_backend):
+            if progress:
+                progress("embed", 0, len(work.texts))
             fresh = endpoint.encode_work(work, config, embedder, store.root, progress)
         else:
-            fresh = embedder.encode(work.texts)
+            fresh = incremental.encode_in_slices(embedder, work.texts, progress)
     else:  # nothing new to embed: the model is never loaded
         fresh = np.zeros((0, 0), dtype=np.float32)
     vectors = incremental.assemble_vectors(work, cache, fresh)
@@ -486,9 +507,9 @@ def with_plan(
 def check_outcome(
     records: Sequence[DocumentRecord], chunks: Sequence[Chunk] | int, config: IngestConfig
 ) -> None:
-    """Raise IngestError in strict mode with skips, or when the build would hold no chunks
-    (``chunks``: the chunks, or how many the build will hold)."""
-    skipped = [(r.path, r.reason or "") for r in records if r.status != "indexed"]
+    """Raise IngestError in strict mode with skips (empty files aside), or when the build would
+    hold no chunks (``chunks``: the chunks, or how many the build will hold)."""
+    skipped = [(r.path, r.reason or "") for r in records if r.status != "indexed" and not is_empty_skip(r)]
     if config.strict and skipped:
         listing = "; ".join(f"{p}: {why}" for p, why in skipped[:20])
         raise IngestError(f"strict mode: {len(skipped)} file(s) skipped, nothing published ({listing})")
@@ -517,4 +538,5 @@ def make_report(
         seconds=seconds,
         skipped_files=skipped,
         timings=timings,
+        empty=sum(map(is_empty_skip, records)),
     )

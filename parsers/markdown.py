@@ -20,7 +20,7 @@ from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 
 from parsers.html_tables import read_html_tables
-from parsers.model import Block, ParsedDocument, SkipFile, Table
+from parsers.model import EMPTY_REASON, Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
 from parsers.source import SourceFile, split_lines
 
@@ -41,6 +41,15 @@ _FRONT_MATTER = re.compile(
     r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE
 )
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# Elements whose content is not text (a page's CSS, its scripts): dropped with their content.
+_HTML_NOT_TEXT = re.compile(r"<(style|script|template)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE)
+# A line that is only an mdBook directive, such as {{#include ../src/main.rs:anchor}}: where the
+# text comes from, not text (the block keeps its lines for the citation). Other template syntax
+# ({{#each}} in a Handlebars example) is left alone.
+_DIRECTIVE_LINE = re.compile(
+    r"^[ \t]*\{\{[ \t]*#(?:include|rustdoc_include|playground|playpen|title)\b[^{}\n]*\}\}[ \t]*$",
+    re.MULTILINE,
+)
 _HTML_TAG = re.compile(r"<[^>]*>")
 # Keys the parser itself writes; front matter cannot override them.
 _RESERVED_KEYS = ("encoding", "front_matter_error")
@@ -99,7 +108,7 @@ def _json_safe(value: Any, budget: list[int]) -> Any:
 
 def strip_html(html: str) -> str:
     """Text of an HTML fragment: comments and tags removed, whitespace runs collapsed per line."""
-    text = html_lib.unescape(_HTML_TAG.sub("", _HTML_COMMENT.sub("", html)))
+    text = html_lib.unescape(_HTML_TAG.sub("", _HTML_NOT_TEXT.sub("", _HTML_COMMENT.sub("", html))))
     lines = (" ".join(line.split()) for line in text.splitlines())
     return "\n".join(line for line in lines if line)
 
@@ -268,12 +277,19 @@ def iter_blocks(
         if node.type == "html_block" and "<table" in node.content.lower():
             yield from _html_table_blocks(node.content, path, lines)
             continue
-        text = "\n".join(render_lines(node)).strip("\n")
-        if not text.strip():
+        text = _DIRECTIVE_LINE.sub("", "\n".join(render_lines(node))).strip("\n")
+        if not text.strip():  # nothing, or only template directives / a <style> block
             continue
         info_words = node.info.split() if node.type == "fence" else []
         language = info_words[0] if info_words else None
         yield Block(kind=kind, text=text, heading_path=path, lines=lines, language=language)
+
+
+def _text_outside_markup(body: str) -> bool:
+    """Whether ``body`` holds anything but HTML comments, tags, <style>/<script> elements and
+    mdBook directive lines (a page that is only a component, such as ``<ApiIndex />``)."""
+    stripped = _HTML_TAG.sub("", _HTML_NOT_TEXT.sub("", _HTML_COMMENT.sub("", body)))
+    return bool(_DIRECTIVE_LINE.sub("", stripped).strip())
 
 
 def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
@@ -292,7 +308,9 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
                 blocks.append(Block(kind="paragraph", text=raw_front.strip("\n"), lines=lines))
     blocks.extend(iter_blocks(body, offset, options.markdown_max_nesting))
     if not blocks:
-        raise SkipFile("no Markdown content (file is blank or front matter only)")
+        if not _text_outside_markup(body):
+            raise SkipFile(f"{EMPTY_REASON} (front matter and markup only)")
+        raise SkipFile("no Markdown content")
     if encoding != "utf-8":
         metadata["encoding"] = encoding
     title = metadata.get("title")

@@ -14,6 +14,12 @@ BlockKind = Literal["heading", "paragraph", "list", "table", "code", "text", "qu
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list", "table", "code", "text", "quote")
 
 
+# The reason recorded for a file with nothing to index: no bytes but whitespace (an empty
+# `__init__.py`), or (with a detail in brackets) only front matter and non-text markup. Skipped, but
+# not a failure under --strict (flows.outcomes.is_empty_skip).
+EMPTY_REASON = "empty file"
+
+
 class SkipFile(Exception):
     """Raised by a parser for a file it cannot or should not index; the message is the reason.
 

@@ -87,6 +87,29 @@ class IndexStore:
         finally:
             handle.close()
 
+    @contextlib.contextmanager
+    def undo_on_failure(self) -> Iterator[None]:
+        """Around a writer's run: if it fails before any build of this folder was ever published,
+        remove what the run created (the folder itself, else the LOCK file and builds/ folder it
+        added), so a failed first ingest leaves no index folder holding only LOCK. A published
+        index, and a folder another writer holds, are never touched."""
+        existed, had_lock = self.root.exists(), (self.root / LOCK).exists()
+        had_builds = self.builds_dir.exists()
+        try:
+            yield
+        except IndexLocked:
+            raise
+        except BaseException:
+            if self.current_name() is None:
+                if not existed:
+                    shutil.rmtree(self.root, ignore_errors=True)
+                else:
+                    if not had_builds:
+                        shutil.rmtree(self.builds_dir, ignore_errors=True)
+                    if not had_lock:
+                        (self.root / LOCK).unlink(missing_ok=True)
+            raise
+
     def new_build_dir(self) -> Path:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%f")  # sortable to the microsecond
         path = self.builds_dir / f"{stamp}-{secrets.token_hex(3)}"

@@ -124,6 +124,7 @@ class Embedder:
                     raise ModelUnavailable(f"sentence-transformers is not installed: {exc}") from exc
                 # A library must not draw progress bars on its caller's terminal.
                 transformers.utils.logging.disable_progress_bar()
+                self.check_available(path)
                 try:
                     self._model = SentenceTransformer(path, device=self.device)
                 except OSError as exc:
@@ -131,6 +132,18 @@ class Embedder:
                         f"cannot load embedding model {self.model_name!r} from {path!r}: {exc}"
                     ) from exc
         return self._model
+
+    def check_available(self, path: str | None = None) -> None:
+        """Raise ModelUnavailable at once if the model cannot load here without a hub that is
+        switched off (HF_HUB_OFFLINE) or unreachable, instead of retrying it (indexers.dense.hub).
+        Only the backends that load weights here through sentence-transformers are checked."""
+        from indexers.dense.hub import unavailable_reason
+
+        if self.backend not in ("torch", "onnx", "onnx-int8"):
+            return
+        reason = unavailable_reason(self.model_name, path or resolve_model(self.model_name))
+        if reason:
+            raise ModelUnavailable(reason)
 
     @property
     def dim(self) -> int:

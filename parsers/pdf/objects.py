@@ -36,9 +36,47 @@ _CHAR_KEYS = frozenset(
 
 
 def prime(page: pdfplumber.page.Page) -> None:
-    """Fill pdfplumber's object cache of ``page`` (no-op if it is already filled)."""
+    """Fill pdfplumber's object cache of ``page`` (no-op if it is already filled), its characters
+    without fake-bold doubles (``dedupe_chars``)."""
     if not hasattr(page, "_objects"):
-        page._objects = page_objects(page)
+        objects = page_objects(page)
+        if "char" in objects:
+            objects["char"] = dedupe_chars(objects["char"])
+        page._objects = objects
+
+
+# Two glyphs with the same text, font and size this close (points) are one character drawn twice:
+# "fake bold" prints each glyph (or word) again a fraction of a point away, and a text layer read
+# as is says "SSiiggnneedd". pdfplumber's default tolerance.
+DEDUPE_TOLERANCE = 1.0
+
+
+class _Positions(list):  # type: ignore[type-arg]
+    """A list whose ``index`` is a dict lookup: pdfplumber's dedupe_chars restores the original
+    order with ``sorted(..., key=chars.index)``, quadratic in a page's characters otherwise."""
+
+    def __init__(self, items: list[dict[str, Any]]) -> None:
+        super().__init__(items)
+        self._at = {id(item): i for i, item in enumerate(items)}
+
+    def index(self, item: Any, *_: Any) -> int:  # type: ignore[override]
+        return self._at[id(item)]
+
+
+def _any_double(chars: list[dict[str, Any]]) -> bool:
+    """A cheap look for a doubled glyph (two with the same text in one 1-point cell): fake bold
+    doubles every glyph of a word or line, so a page that has some shows one here, and the full
+    dedupe (about half the time of building the page's characters) runs only then."""
+    return len({(c["text"], int(c["x0"]), int(c["doctop"])) for c in chars}) < len(chars)
+
+
+def dedupe_chars(chars: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``chars`` without duplicates (same text, font, size and direction, within DEDUPE_TOLERANCE
+    of a kept one), in their order (pdfplumber.utils.dedupe_chars; the first drawn is kept)."""
+    if len(chars) < 2 or not _any_double(chars):
+        return chars
+    unique = pdfplumber.utils.dedupe_chars(_Positions(chars), tolerance=DEDUPE_TOLERANCE)
+    return chars if len(unique) == len(chars) else list(unique)
 
 
 def page_objects(page: pdfplumber.page.Page) -> dict[str, list[dict[str, Any]]]:

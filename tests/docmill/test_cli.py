@@ -15,13 +15,13 @@ def cli_index(tmp_path_factory, small_tree):
 def test_ingest_prints_a_summary_and_json(cli_index, small_tree, capsys, tmp_path):
     assert main(["ingest", str(small_tree), "--index", str(tmp_path / "i2"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["indexed"] == 3 and report["skipped"] == 2 and report["chunks"] > 3
+    assert report["indexed"] == 3 and report["skipped"] == 2 and report["empty"] == 1 and report["chunks"] > 3
     assert {s["path"] for s in report["skipped_files"]} == {"proj/notes/broken.pdf", "proj/notes/empty.md"}
 
 
 def test_strict_ingest_exits_non_zero(small_tree, tmp_path, capsys):
     assert main(["ingest", str(small_tree), "--index", str(tmp_path / "i3"), "--strict"]) == 1
-    assert "strict mode: 2 file(s) skipped" in capsys.readouterr().err
+    assert "strict mode: 1 file(s) skipped" in capsys.readouterr().err  # empty.md is not a failure
 
 
 def test_query_json_shape(cli_index, capsys):
@@ -78,7 +78,8 @@ def test_query_with_filter_and_text_output(cli_index, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert out.startswith("[1] proj/guide/install.md > Guide > Platforms")
+    assert out.splitlines()[0].startswith("confidence ")
+    assert out.splitlines()[1].startswith("[1] proj/guide/install.md > Guide > Platforms")
     assert "bm25#1(" in out
 
 

@@ -51,3 +51,10 @@ def test_no_filters_means_no_mask():
 def test_unknown_filter_names_the_valid_ones():
     with pytest.raises(ValueError, match="unknown filter.*expected any of: path, kind"):
         mask(CHUNKS, {"colour": "red"})
+
+
+@pytest.mark.parametrize("kind", ["image", ["table", "image"]])
+def test_an_unknown_kind_is_an_error_not_an_empty_mask(kind):
+    expected = "unknown kind 'image' in filter 'kind'; expected any of: text, table, code"
+    with pytest.raises(ValueError, match=expected):
+        mask(CHUNKS, {"kind": kind})

@@ -139,7 +139,7 @@ def _wait_for(condition, timeout: float = 30.0) -> None:
 
 BAD_GETS = [
     ({"q": None}, 422, "q: Field required"),
-    ({"q": ""}, 422, "at least 1 character"),
+    ({"q": ""}, 400, "query is empty"),  # empty and blank: one answer
     ({"q": "   "}, 400, "query is empty"),
     ({"q": "x" * 2001}, 422, "at most 2000 characters"),
     ({"k": "abc"}, 422, "k: Input should be a valid integer"),
@@ -151,6 +151,7 @@ BAD_GETS = [
     ({"filter": "pages=a-b"}, 400, "FIRST-LAST page numbers"),
     ({"filter": "pages=5-2"}, 400, "filter 'pages' takes (first, last)"),
     ({"filter": "colour=red"}, 400, "unknown filter(s) colour"),
+    ({"filter": "kind=image"}, 400, "unknown kind 'image' in filter 'kind'; expected any of: text, table"),
 ]
 
 
@@ -163,11 +164,16 @@ def test_bad_get_input_is_a_4xx_that_says_what_to_fix(server, params, status, me
 
 
 BAD_POSTS = [
-    (b"{not json", 422, "JSON"),
+    (b"{not json", 400, "the body is not valid JSON (Expecting property name enclosed in double quotes at"),
+    (b"[1, 2]", 400, "the body is not a JSON object: send a JSON object such as {"),
+    (b"", 400, "the body is empty"),
+    (json.dumps({"query": " "}).encode(), 400, "query is empty"),
+    (json.dumps({"query": ""}).encode(), 400, "query is empty"),
     (json.dumps({"q": QUERY}).encode(), 422, "query: Field required"),
     (json.dumps({"query": QUERY, "colour": 1}).encode(), 422, "colour: Extra inputs are not permitted"),
     (json.dumps({"query": QUERY, "filters": {"pages": [5, 2]}}).encode(), 400, "pages"),
-    (json.dumps({"query": QUERY, "filters": {"kind": "tabel"}}).encode(), 422, "'text', 'table' or 'code'"),
+    (json.dumps({"query": QUERY, "filters": {"kind": "tabel"}}).encode(), 400, "unknown kind 'tabel'"),
+    (json.dumps({"query": QUERY, "filters": {"kind": ["text", "pdf"]}}).encode(), 400, "unknown kind 'pdf'"),
     (json.dumps({"query": QUERY, "weights": {"bm25": -1}}).encode(), 422, "greater than or equal to 0"),
     (json.dumps({"query": QUERY, "k": 10**6}).encode(), 422, "less than or equal to 100"),
     (json.dumps({"query": QUERY, "pad": "x" * MAX_BODY_BYTES}).encode(), 413, "request body over"),
@@ -282,3 +288,25 @@ def test_docmill_serve_command_end_to_end_with_a_token(live_index):
     finally:
         process.terminate()
         process.communicate(timeout=30)
+
+
+def test_every_error_has_one_shape_and_says_what_to_send(server):
+    """404 and 405 (FastAPI's own) answer {"error": ...} like the rest; a body without a JSON
+    Content-Type is refused with what to send, or read as JSON when no Content-Type is given."""
+    missing = httpx.get(f"{server}/nope")
+    assert missing.status_code == 404 and missing.json() == {
+        "error": "no such path /nope: see /docs for the API"
+    }
+    wrong = httpx.delete(f"{server}/search")
+    assert wrong.status_code == 405
+    assert wrong.json() == {"error": "DELETE is not allowed on /search (allowed: GET, POST)"}
+    assert wrong.headers["Allow"] == "GET, POST"
+    form = httpx.post(f"{server}/search", data={"query": QUERY})  # curl -d without -H
+    assert form.status_code == 415
+    assert "send the header 'Content-Type: application/json'" in form.json()["error"]
+    raw = httpx.post(f"{server}/search", content=b'{"query": "x"')  # no Content-Type at all
+    assert raw.status_code == 400 and raw.json()["error"].startswith("the body is not valid JSON")
+    plain = httpx.post(f"{server}/search", content=json.dumps({"query": QUERY, "k": 1}).encode(), timeout=30)
+    assert plain.status_code == 200 and len(plain.json()["hits"]) == 1
+    for response in (missing, wrong, form, raw):
+        assert set(response.json()) == {"error"}

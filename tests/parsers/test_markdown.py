@@ -177,3 +177,58 @@ def test_html_table_in_markdown_becomes_a_table_block() -> None:
 def test_html_without_a_table_stays_text() -> None:
     doc = parse_text('<div align="center">\n<b>Lumen</b> docs\n</div>\n')
     assert [(b.kind, b.text) for b in doc.blocks] == [("paragraph", "Lumen docs")]
+
+
+NOISY_PAGE = """<style>
+.hero { color: red; }
+
+.start-server { margin: 0 }
+</style>
+
+# Run the server
+
+```rust
+{{#include ../listings/ch01/main.rs}}
+```
+
+{{#include ../listings/ch01/output.txt}}
+
+```rust
+{{#rustdoc_include ../listings/ch01/lib.rs:here}}
+fn main() {}
+```
+
+Start the server from Python code with `run()`.
+
+<script>var start = "the server";</script>
+
+```handlebars
+{{#each items}}{{name}}{{/each}}
+```
+"""
+
+
+def test_style_script_and_mdbook_directives_are_not_indexed_as_text() -> None:
+    doc = parse_text(NOISY_PAGE)
+    texts = [(b.kind, b.text) for b in doc.blocks]
+    assert texts == [
+        ("heading", "Run the server"),
+        ("code", "fn main() {}"),  # the directive line goes, the code stays
+        ("paragraph", "Start the server from Python code with run()."),
+        ("code", "{{#each items}}{{name}}{{/each}}"),  # other template syntax is content
+    ]
+    assert doc.blocks[1].lines == (15, 18)  # the citation keeps the whole fence
+
+
+def test_strip_html_drops_style_and_script_content():
+    from parsers.markdown import strip_html
+
+    html = '<STYLE type="text/css">p { x: 1 }</STYLE><p>kept</p><script>alert(1)</script>tail'
+    assert strip_html(html) == "kepttail"
+
+
+def test_a_page_of_front_matter_and_markup_only_is_an_empty_file_and_cut_text_is_not() -> None:
+    with pytest.raises(SkipFile, match=r"^empty file \(front matter and markup only\)$"):
+        parse_text("---\ntitle: API\n---\n\n<script setup>\nimport A from './A.vue'\n</script>\n\n<A />\n")
+    with pytest.raises(SkipFile, match=r"^empty file \(front matter and markup only\)$"):
+        parse_text("---\ntitle: x\n---\n")

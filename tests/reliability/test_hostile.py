@@ -34,7 +34,7 @@ EXPECTED: list[tuple[str, str, str | None]] = [
     ("random/random-bytes.pdf", "skipped", "not a PDF"),
     ("random/*", "skipped", "binary file"),
     ("empty/empty.*", "skipped", "empty file"),
-    ("empty/whitespace-only.md", "skipped", "no Markdown content"),
+    ("empty/whitespace-only.md", "skipped", "empty file"),
     ("text/invalid-utf8.*", "indexed", "cp1252"),
     ("text/utf16.md", "skipped", "binary file"),
     ("text/nul-in-text.txt", "skipped", "binary file"),

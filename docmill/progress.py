@@ -1,0 +1,68 @@
+"""Progress of `docmill ingest` on a terminal: one tqdm bar per stage (files parsed, chunks embedded,
+build steps written) with its rate and ETA, and the time each stage took at the end.
+
+Fed by flows.pipeline.run_ingest's ``progress(stage, done, total)`` callback; imported by the CLI
+only (tqdm stays out of ``import docmill``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import IO, Any
+
+UNITS = {"parse": "file", "embed": "chunk", "write": "step"}
+
+
+class StageBars:
+    """A ``progress`` callback drawing a tqdm bar per stage on ``stream`` (stderr by default).
+
+    ``model`` names the embedding model (and backend) on the embed bar. Stages are "parse",
+    "embed" and "write:<step>" (one "write" bar whose postfix names the step)."""
+
+    def __init__(self, model: str, stream: IO[str] | None = None) -> None:
+        self.model = model
+        self.stream = stream or sys.stderr
+        self._bar: Any = None
+        self._stage: str | None = None
+        self._started = 0.0
+        self.timings: dict[str, float] = {}
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        name, _, step = stage.partition(":")
+        if name != self._stage:
+            self._open(name, total)
+        bar = self._bar
+        if bar.total != total:
+            bar.total = total
+        if step:
+            bar.set_postfix_str(step, refresh=False)
+        bar.update(max(done - bar.n, 0))
+
+    def _open(self, name: str, total: int) -> None:
+        from tqdm import tqdm
+
+        self.close()
+        label = f"embed with {self.model}" if name == "embed" else name
+        self._stage, self._started = name, time.perf_counter()
+        self._bar = tqdm(
+            total=total,
+            desc=label,
+            unit=UNITS.get(name, "it"),
+            file=self.stream,
+            dynamic_ncols=True,
+            mininterval=0.5,
+            leave=True,
+        )
+
+    def close(self) -> None:
+        """End the open bar (its final line keeps the stage's count, rate and time)."""
+        if self._bar is not None:
+            self._bar.close()
+            self.timings[self._stage or "?"] = time.perf_counter() - self._started
+            self._bar, self._stage = None, None
+
+
+def timings_line(timings: dict[str, float]) -> str:
+    """``stages: diff 0.0 s, parse 1.2 s, ...`` from IngestReport.timings."""
+    return "stages: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in timings.items())

@@ -1,0 +1,145 @@
+"""Issue 23: what a newcomer meets on the command line (progress, strict mode on packages, a
+failed ingest leaves nothing behind, confidence in text output, filter values checked)."""
+
+from __future__ import annotations
+
+import re
+
+from docmill.cli import main
+
+
+def test_forced_progress_draws_stage_bars_with_rates_and_the_model_on_stderr(small_tree, tmp_path, capsys):
+    index = tmp_path / "idx"
+    assert main(["ingest", str(small_tree), "--index", str(index), "--progress", "always"]) == 0
+    captured = capsys.readouterr()
+    err = captured.err
+    assert re.search(r"parse: 100%.*\d+/\d+ \[.*(file/s|s/file)", err), err
+    assert re.search(r"embed with all-MiniLM-L6-v2 \(torch\): 100%.*(chunk/s|s/chunk)", err), err
+    assert re.search(r"write: 100%.*4/4", err), err
+    assert re.search(r"stages: diff [\d.]+ s, parse [\d.]+ s, chunk [\d.]+ s, embed [\d.]+ s, build", err)
+    assert "published build" in captured.out  # the summary stays on stdout
+
+
+def test_progress_is_quiet_off_a_terminal_and_with_json(small_tree, tmp_path, capsys):
+    assert main(["ingest", str(small_tree), "--index", str(tmp_path / "a")]) == 0
+    assert "%|" not in capsys.readouterr().err  # stderr is not a TTY under pytest
+    assert main(["ingest", str(small_tree), "--index", str(tmp_path / "b"), "--json", "--full-rebuild"]) == 0
+    err = capsys.readouterr().err
+    assert "%|" not in err and "stages:" not in err
+
+
+PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/sub/__init__.py": "\n",
+    "pkg/sub/tool.py": 'def shout(text: str) -> str:\n    """Upper-case a greeting."""\n    return text.upper()\n',  # noqa: E501
+    "pkg/README.md": "# pkg\n\nShouts greetings.\n",
+    # a docs page that is only a component: nothing to index either
+    "pkg/docs/index.md": "---\ntitle: API\n---\n<script setup>\nimport A from './A.vue'\n</script>\n<A />\n",
+}
+
+
+def test_strict_ingest_of_a_package_with_empty_init_files_succeeds_and_says_so_once(tmp_path, tree, capsys):
+    from indexers.build.manifest import Manifest
+    from indexers.build.store import IndexStore
+
+    src = tree(tmp_path / "src", PACKAGE)
+    index = tmp_path / "idx"
+    assert main(["ingest", str(src / "pkg"), "--index", str(index), "--strict"]) == 0
+    captured = capsys.readouterr()
+    assert "skipped pkg/" not in captured.err  # no line per empty file
+    assert captured.err.count("empty file(s)") == 1
+    listed = "pkg/__init__.py, pkg/docs/index.md, pkg/sub/__init__.py"
+    assert f"3 empty file(s) recorded, nothing to index: {listed}" in captured.err
+    docs = {d.path: d for d in Manifest.read(IndexStore(index).current_build()).documents}
+    assert (docs["pkg/__init__.py"].status, docs["pkg/__init__.py"].reason) == ("skipped", "empty file")
+    assert docs["pkg/sub/tool.py"].status == "indexed"
+
+
+def test_strict_still_fails_on_a_file_that_could_not_be_read(tmp_path, tree, capsys):
+    src = tree(tmp_path / "src", {**PACKAGE, "pkg/bad.pdf": "not a pdf"})
+    assert main(["ingest", str(src / "pkg"), "--index", str(tmp_path / "idx"), "--strict", "--json"]) == 1
+    err = capsys.readouterr().err
+    assert "strict mode: 1 file(s) skipped" in err and "pkg/bad.pdf" in err and "__init__" not in err
+
+
+def test_a_failed_first_ingest_leaves_no_index_folder_and_a_later_one_keeps_the_good_index(
+    small_tree, tmp_path, capsys
+):
+    from indexers.build.store import IndexStore
+
+    index = tmp_path / "idx"
+    assert main(["ingest", str(tmp_path / "no-such-dir"), "--index", str(index)]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert not index.exists()
+    assert main(["ingest", str(small_tree), "--index", str(index)]) == 0
+    store = IndexStore(index)
+    before, builds = store.current_build(), store.builds()
+    assert main(["ingest", str(tmp_path / "no-such-dir"), "--index", str(index)]) == 1
+    assert store.current_build() == before and store.builds() == builds and (index / "LOCK").exists()
+
+
+def test_an_empty_folder_given_as_index_gets_nothing_added_by_a_failed_ingest(tmp_path, capsys):
+    index = tmp_path / "mine"
+    index.mkdir()
+    (index / "notes.txt").write_text("mine")
+    assert main(["ingest", str(tmp_path / "no-such-dir"), "--index", str(index)]) == 1
+    assert sorted(p.name for p in index.iterdir()) == ["notes.txt"]
+
+
+def test_a_model_the_offline_hub_cannot_give_fails_at_once_and_leaves_nothing(
+    small_tree, tmp_path, capsys, monkeypatch
+):
+    import time
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    index = tmp_path / "idx"
+    started = time.monotonic()
+    code = main(["ingest", str(small_tree), "--index", str(index), "--model", "intfloat/not-a-shipped-model"])
+    assert code == 1 and time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert "HF_HUB_OFFLINE is set" in err and "all-MiniLM-L6-v2" in err
+    assert err.count("error:") == 1
+    assert not index.exists()
+
+
+def test_an_unreachable_hub_is_asked_once_not_retried(small_tree, tmp_path, capsys, monkeypatch):
+    import socket
+    import time
+
+    with socket.socket() as sock:  # a loopback port with nobody listening: connection refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    index = tmp_path / "idx"
+    started = time.monotonic()
+    code = main(["ingest", str(small_tree), "--index", str(index), "--model", "intfloat/not-a-shipped-model"])
+    assert code == 1 and time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert "the model hub cannot be reached" in err and "Retrying" not in err
+    assert not index.exists()
+
+
+def test_query_text_output_shows_confidence_and_build_answered_or_not(small_index, capsys):
+    import docmill
+    from indexers.build.store import IndexStore
+
+    build = IndexStore(small_index).current_name()
+    assert main(["query", str(small_index), "LRU cache eviction", "--k", "2"]) == 0
+    out = capsys.readouterr().out
+    answered = docmill.open_index(small_index).search("LRU cache eviction", k=2)
+    assert answered.build == build  # the Python result names the build that answered
+    assert f"confidence {answered.confidence:.2f} (answers at >= 0.50); build {build}" in out
+    assert main(["query", str(small_index), "zzqx vorpal brillig"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"confidence 0\.[0-4]\d \(answers at >= 0\.50\); build " + re.escape(build), out)
+    assert "no answer: " in out
+
+
+def test_an_unknown_kind_filter_is_an_error_not_no_hits(small_index, capsys):
+    assert main(["query", str(small_index), "install", "--filter", "kind=image"]) == 1
+    captured = capsys.readouterr()
+    assert "unknown kind 'image' in filter 'kind'; expected any of: text, table, code" in captured.err
+    assert "no hits" not in captured.out
+    assert main(["query", str(small_index), "install", "--filter", "kind=table", "--no-abstain"]) == 0
