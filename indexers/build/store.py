@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from indexers.build.files import BUILDS, CURRENT, LOCK, MANIFEST
+from indexers.build.files import BUILDS, CURRENT, EMBEDDING_JOURNAL, LOCK, MANIFEST
 
 
 class IndexLocked(RuntimeError):
@@ -92,7 +92,8 @@ class IndexStore:
         """Around a writer's run: if it fails before any build of this folder was ever published,
         remove what the run created (the folder itself, else the LOCK file and builds/ folder it
         added), so a failed first ingest leaves no index folder holding only LOCK. A published
-        index, and a folder another writer holds, are never touched."""
+        index, and a folder another writer holds, are never touched. Vectors an endpoint already
+        returned (the embedding journal) are kept with the LOCK file, so the next run resumes."""
         existed, had_lock = self.root.exists(), (self.root / LOCK).exists()
         had_builds = self.builds_dir.exists()
         try:
@@ -101,7 +102,8 @@ class IndexStore:
             raise
         except BaseException:
             if self.current_name() is None:
-                if not existed:
+                journal = self.root / EMBEDDING_JOURNAL
+                if not existed and not any(journal.rglob("*.npz")):
                     shutil.rmtree(self.root, ignore_errors=True)
                 else:
                     if not had_builds:
