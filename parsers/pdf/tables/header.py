@@ -36,7 +36,7 @@ def _is_year(text: str) -> bool:
     return _YEAR.fullmatch(" ".join(text.split())) is not None
 
 
-def _is_value(text: str) -> bool:
+def is_value(text: str) -> bool:
     """A number that is no year label."""
     return _is_numeric(text) and not _is_year(text)
 
@@ -54,13 +54,13 @@ def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] 
             n += 1
         return min(n, 3)
     first = [c for c in rows[0] if c.strip()]
-    if not first or any(map(_is_value, first)):
+    if not first or any(map(is_value, first)):
         return 0
-    if any(map(_is_numeric, first)) and not any(_is_value(c) for row in rows[1:] for c in row):
+    if any(map(_is_numeric, first)) and not any(is_value(c) for row in rows[1:] for c in row):
         return 0  # years over years: a first row of data, not of labels
     # a group label spanning several columns above the column labels: both rows are the header
     second = [c for c in rows[1] if c.strip()] if len(rows) > 2 else []
-    if len(first) < len(rows[0]) and len(second) * 2 >= len(rows[1]) and not any(map(_is_value, second)):
+    if len(first) < len(rows[0]) and len(second) * 2 >= len(rows[1]) and not any(map(is_value, second)):
         return 2
     return 1
 
@@ -97,7 +97,7 @@ def header_depth(spans: Sequence[Span], rows: Sequence[Sequence[str]], first_gue
 
 def _labels_under(row: Sequence[str], span: Span) -> bool:
     under = row[span.col : span.col + span.colspan]
-    return all(c.strip() and not _is_value(c) for c in under)
+    return all(c.strip() and not is_value(c) for c in under)
 
 
 def column_names(spans: Sequence[Span], header_rows: int, width: int) -> tuple[str, ...]:
