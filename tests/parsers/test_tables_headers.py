@@ -19,6 +19,7 @@ from reportlab.pdfgen import canvas
 from parsers.model import Table
 from parsers.options import ParseOptions
 from parsers.pdf import parser as pdf
+from parsers.pdf.tables import header, ruled, ruled_rows
 from parsers.source import SourceFile
 
 H = A4[1]
@@ -132,3 +133,152 @@ def test_two_such_tables_on_one_page(tmp_path: Path) -> None:
     assert [t.rows for t in found] == [(*HEADER, *first), (*HEADER, *second)]
     assert [t.header_rows for t in found] == [2, 2]
     assert [t.column_names for t in found] == [NAMES, NAMES]
+
+
+# --- the pure steps -------------------------------------------------------------------------------
+
+
+def _char(text: str, x0: float, top: float, size: float = 9.0) -> dict[str, object]:
+    return {
+        "text": text,
+        "x0": x0,
+        "x1": x0 + 0.5 * size * len(text),
+        "top": top,
+        "bottom": top + size,
+        "size": size,
+    }
+
+
+def _band(lines: Sequence[Sequence[tuple[int, str]]], gap: float = 14.0) -> list[list[dict[str, object]]]:
+    """Per cell of ``_cells()``: a header cell's "chars", then columns 0, 1, 2 of the body band
+    (one char per word, as wide as the word) for the given lines."""
+    per_cell: list[list[dict[str, object]]] = [[_char("Name", 2, 80)], [], [], []]
+    for i, line in enumerate(lines):
+        for col, text in line:
+            words = text.split()
+            per_cell[1 + col].extend(
+                _char(w, 100.0 * col + 2 + 30 * k, 100 + gap * i) for k, w in enumerate(words)
+            )
+    return per_cell
+
+
+def _cells(band: int = 1) -> list[ruled.GridCell]:
+    """A header cell over the whole width (row 0), then three columns of the body band."""
+    head = ruled.GridCell(0, 0, 1, 3, (0.0, 75.0, 300.0, 95.0))
+    return [
+        head,
+        *(ruled.GridCell(band, k, 1, 1, (100.0 * k, 95.0, 100.0 * k + 100, 400.0)) for k in range(3)),
+    ]
+
+
+def test_a_band_of_stacked_figures_is_cut_between_its_lines() -> None:
+    per_cell = _band(
+        [
+            [(0, "Ada"), (1, "12"), (2, "3.5")],
+            [(0, "Bo"), (1, "7"), (2, "1.0")],
+            [(0, "Cy"), (1, "9"), (2, "2")],
+        ]
+    )
+    cuts = ruled_rows.row_cuts(_cells(), per_cell, 2)
+    assert list(cuts) == [1] and len(cuts[1]) == 2
+    assert all(109 < y < 114 or 123 < y < 128 for y in cuts[1])
+
+
+def test_a_wrapped_label_stays_with_its_row() -> None:
+    """ "Coastal districts" / "and islands": the label-only line in lower case joins the row above."""
+    per_cell = _band(
+        [
+            [(0, "North"), (1, "12"), (2, "3")],
+            [(0, "Coastal districts"), (1, "7"), (2, "1")],
+            [(0, "and islands")],
+            [(0, "South"), (1, "9"), (2, "2")],
+        ]
+    )
+    assert len(ruled_rows.row_cuts(_cells(), per_cell, 2)[1]) == 2  # three rows
+
+
+def test_bands_that_are_not_rows_of_figures_are_not_cut() -> None:
+    wrapped_text = _band([[(0, "A long"), (1, "12")], [(0, "label that")], [(0, "wraps")]])
+    one_cell_list = _band([[(0, "Pages"), (1, "12")], [(1, "14")], [(1, "19")]])
+    side_by_side = _band([[(0, "A"), (1, "12 34")], [(0, "B"), (1, "7 8")], [(0, "C"), (1, "9 10")]])
+    for per_cell in (wrapped_text, one_cell_list, side_by_side):
+        assert ruled_rows.row_cuts(_cells(), per_cell, 2) == {}
+    stacked = _band([[(0, "Ada"), (1, "12")], [(0, "Bo"), (1, "7")], [(0, "Cy"), (1, "9")]])
+    assert list(ruled_rows.row_cuts(_cells(), stacked, 2)) == [1]
+    assert ruled_rows.row_cuts(_cells()[1:], stacked[1:], 2) == {}  # the first band: the header's
+
+
+def test_cut_boxes_cuts_only_the_band_cells() -> None:
+    cells = [
+        ruled.GridCell(0, 0, 2, 1, (0.0, 0.0, 50.0, 100.0)),
+        ruled.GridCell(1, 1, 1, 1, (50.0, 20.0, 90.0, 100.0)),
+    ]
+    assert ruled_rows.cut_boxes(cells, {1: [40.0, 70.0]}) == [
+        (0.0, 0.0, 50.0, 100.0),
+        (50.0, 20.0, 90.0, 40.0),
+        (50.0, 40.0, 90.0, 70.0),
+        (50.0, 70.0, 90.0, 100.0),
+    ]
+
+
+def test_a_title_row_over_a_two_row_header() -> None:
+    rows = [
+        ["Checks, November", "", "", ""],
+        ["State", "Pre-Pawn", "", "Totals"],
+        ["", "Handgun", "Long Gun", ""],
+        ["Alabama", "14", "15", "71,137"],
+    ]
+    assert header.detect_header_rows(rows) == 3
+    spans = [
+        header.Span(0, 0, 1, 4, "Checks, November"),
+        header.Span(1, 0, 2, 1, "State"),
+        header.Span(1, 1, 1, 2, "Pre-Pawn"),
+        header.Span(1, 3, 2, 1, "Totals"),
+        header.Span(2, 1, 1, 1, "Handgun"),
+        header.Span(2, 2, 1, 1, "Long Gun"),
+    ]
+    assert header.column_names(spans, 3, 4) == (
+        "State",
+        "Pre-Pawn / Handgun",
+        "Pre-Pawn / Long Gun",
+        "Totals",
+    )
+    assert header.detect_header_rows([["Rural", "", ""], ["Ward 1", "1", "2"], ["Ward 2", "3", "4"]]) == 1
+
+
+def test_two_line_cells_stay_one_ruled_cell() -> None:
+    """Two lines are not enough to call a band rows: "FY2013" / "FY2014" stays one ruled cell (as
+    pdfplumber's own grid has it), as do a wrapped label beside wrapped text and "12" / "(3.4%)"."""
+    two_years = _band(
+        [[(0, "FY2013"), (1, "269,360"), (2, "108.6")], [(0, "FY2014"), (1, "300,226"), (2, "121.4")]]
+    )
+    wrapped = _band([[(0, "Network"), (1, "Configure the")], [(0, "settings"), (1, "proxy server")]])
+    two_figures = _band([[(0, "Total"), (1, "12")], [(1, "(3.4%)")]])
+    for per_cell in (two_years, wrapped, two_figures):
+        assert ruled_rows.row_cuts(_cells(), per_cell, 2) == {}
+
+
+def test_a_group_over_sub_groups_takes_every_header_row() -> None:
+    """ "International" over "Cargo" and "Mail" (each over "Ton" and "y.o.y(%)"): three header rows
+    although the row under the group has empty slots (the sub-groups' spans)."""
+    spans = [
+        header.Span(0, 1, 1, 4, "International"),
+        header.Span(1, 1, 1, 2, "Cargo"),
+        header.Span(1, 3, 1, 2, "Mail"),
+        *(header.Span(2, 1 + k, 1, 1, t) for k, t in enumerate(["Ton", "y.o.y(%)", "Ton", "y.o.y(%)"])),
+        *(
+            header.Span(3, k, 1, 1, t)
+            for k, t in enumerate(["FY2013", "269,360", "108.6", "32,111", "119.7"])
+        ),
+    ]
+    rows = [
+        ["", "International", "", "", ""],
+        ["", "Cargo", "", "Mail", ""],
+        ["", "Ton", "y.o.y(%)", "Ton", "y.o.y(%)"],
+    ]
+    rows.append(["FY2013", "269,360", "108.6", "32,111", "119.7"])
+    assert header.header_depth(spans, rows, header.detect_header_rows(rows)) == 3
+    assert header.column_names(spans, 3, 5)[1:3] == (
+        "International / Cargo / Ton",
+        "International / Cargo / y.o.y(%)",
+    )

@@ -7,13 +7,14 @@ text says where the body rows are. ``row_cuts`` finds, per band, the lines of te
 and where to cut between them; ``cut_boxes`` cuts the band's cell rectangles there, as if a rule
 were drawn, so the rest of the ruled pipeline (text to cells, spans, header rows) runs unchanged.
 
-A band is cut only when a column holds a figure on at least ``MIN_STACKED`` of its lines (several
-values stacked in one cell are several rows; a wrapped label or paragraph is not) and no column's
-lines hold several figures side by side (a ruled column holding a whole unruled table: the
-parser re-reads such a frame for its own columns). A label-only line joins the row it wraps
-(the next line's label starts in lower case, or it does and follows a row with values), as the
-unruled detector's ``merge_wrapped`` does. Pure functions over ``GridCell`` records and
-pdfplumber char dicts.
+The first band holding text is never cut (the header's, or a boxed caption's). A band is cut
+only when ``MIN_STACKED`` lines have text in two cells or more, a column holds a figure on at
+least ``MIN_STACKED`` of its lines (several values stacked in one cell are several rows; a wrapped
+label or paragraph is not) and no column's lines hold several figures side by side (a ruled
+column holding a whole unruled table: the parser re-reads such a frame for its own columns).
+A label-only line joins the row it wraps (the next line's label starts in lower case, or it does
+and follows a row with values), as the unruled detector's ``merge_wrapped`` does. Pure functions
+over ``GridCell`` records and pdfplumber char dicts.
 """
 
 from __future__ import annotations
@@ -81,17 +82,17 @@ def _side_by_side(chars: Sequence[Char]) -> bool:
 
 
 def is_row_band(lines: Sequence[_Line], cells: Sequence[int]) -> bool:
-    """Whether the band's lines are rows: some cell stacks ``MIN_STACKED`` figures, and no cell
-    has figures side by side on most of its lines."""
-    if len(lines) < MIN_STACKED:
+    """Whether the band's lines are rows: ``MIN_STACKED`` lines with text in two cells or more,
+    some cell stacking ``MIN_STACKED`` figures (not a list of figures in one cell of a ruled row,
+    nor a two-line cell: "12" / "(3.4%)", "FY2013" / "FY2014" stay one ruled cell), and no cell
+    with figures side by side on most of its lines."""
+    if sum(len(ln.cells) >= 2 for ln in lines) < MIN_STACKED:
         return False
-    stacked = False
     for i in cells:
         mine = [ln for ln in lines if i in ln.cells]
         if len(mine) >= 2 and sum(_side_by_side(ln.cells[i]) for ln in mine) * 2 >= len(mine):
             return False
-        stacked = stacked or sum(is_value(ln.text(i)) for ln in mine) >= MIN_STACKED
-    return stacked
+    return any(sum(is_value(ln.text(i)) for ln in lines if i in ln.cells) >= MIN_STACKED for i in cells)
 
 
 def group_rows(lines: Sequence[_Line], label: int) -> list[list[_Line]]:
@@ -126,14 +127,15 @@ def row_cuts(
     """Per band of the grid (row index) that holds several rows of text: where to cut it (y, page
     coordinates), between the bottom of one row's text and the top of the next."""
     cuts: dict[int, list[float]] = {}
-    for r in range(n_rows):
+    first = min((c.row for c, chars in zip(cells, per_cell, strict=True) if chars), default=n_rows)
+    for r in range(first + 1, n_rows):  # the first band is the header's (or a boxed caption's)
         band = [i for i, c in enumerate(cells) if c.row == r and c.rowspan == 1]
         if len(band) < 2:
             continue
         lines = band_lines(band, per_cell)
+        label = min(band, key=lambda i: cells[i].col)
         if not is_row_band(lines, band):
             continue
-        label = min(band, key=lambda i: cells[i].col)
         groups = group_rows(lines, label)
         cuts[r] = [
             (max(ln.bottom for ln in above) + min(ln.top for ln in below)) / 2
