@@ -5,7 +5,8 @@ The shape: "State" and "n" span both header rows with their text centred vertica
 label "Literacy Status" spans six columns in the first header row over six sub-labels in the
 second, one sub-label wraps onto two lines ("Read &" / "Write"). Columns are ruled, body rows are
 not (one ruled band holds every data row), so the rows of the body come from the text and the
-rows of the header from the rules."""
+rows of the header from the rules. Drawn booktabs-style (horizontal rules only, a partial rule
+under the group label) it is an unruled table whose header rows the partial rule gives."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from reportlab.pdfgen import canvas
 from parsers.model import Table
 from parsers.options import ParseOptions
 from parsers.pdf import parser as pdf
-from parsers.pdf.tables import header, ruled, ruled_rows
+from parsers.pdf.tables import header, ruled, ruled_rows, unruled_header
 from parsers.source import SourceFile
 
 H = A4[1]
@@ -71,20 +72,22 @@ def draw_literacy(
     c: canvas.Canvas, top: float, rows: Sequence[Sequence[str]], sub_align: str, rules: str
 ) -> float:
     """The table at ``top``; ``rules``: "columns" (verticals, header rules, no rules between body
-    rows), "grid" (every row ruled too). Returns its bottom."""
+    rows), "grid" (every row ruled too), "booktabs" (horizontal rules only: top, a partial rule
+    under the group label, under the header, bottom). Returns its bottom."""
     d = Drawing(c)
     y1, y2 = top + 16, top + 44
     pitch = 14.0
     body = [y2 + 2 + i * pitch for i in range(len(rows) + 1)]
     bottom = body[-1] + 2
     d.hline(XS[0], XS[-1], top)
-    d.hline(XS[2], XS[-1], y1)  # a partial rule: under the group label only
+    inset = 4.0 if rules == "booktabs" else 0.0  # \cmidrule stops short of the table's edge
+    d.hline(XS[2] + inset, XS[-1] - inset, y1)  # a partial rule: under the group label only
     d.hline(XS[0], XS[-1], y2)
     d.hline(XS[0], XS[-1], bottom)
     if rules == "grid":
         for y in body[1:-1]:
             d.hline(XS[0], XS[-1], y)
-    for i, x in enumerate(XS):
+    for i, x in enumerate(XS if rules != "booktabs" else ()):
         d.vline(x, top if i in (0, 1, 2, len(XS) - 1) else y1, bottom)
     d.text(XS[0], XS[1], top, y2, ["State"], "centre")
     d.text(XS[1], XS[2], top, y2, ["n"], "centre")
@@ -103,11 +106,11 @@ def parsed_tables(path: Path) -> list[Table]:
 
 
 @pytest.mark.parametrize("sub_align", ["bottom", "centre"])
-@pytest.mark.parametrize("rules", ["columns", "grid"])
+@pytest.mark.parametrize("rules", ["columns", "grid", "booktabs"])
 def test_two_row_merged_header_over_unruled_body_rows(tmp_path: Path, sub_align: str, rules: str) -> None:
-    """Before issue 24 the "columns" drawings came out with three or four header rows (the centred
-    "State" and "n" on a row of their own, "Read &" and "Write" on two more) and no column names,
-    every data row below one row off the header."""
+    """Before issue 24 the "columns" and "booktabs" drawings came out with three or four header
+    rows (the centred "State" and "n" on a row of their own, "Read &" and "Write" on two more;
+    "Literacy Status" over one column) and no column names, every data row one row off."""
     rows = body_rows(12)
     path = tmp_path / f"literacy-{rules}-{sub_align}.pdf"
     c = canvas.Canvas(str(path), pagesize=A4, invariant=1)
@@ -282,3 +285,23 @@ def test_a_group_over_sub_groups_takes_every_header_row() -> None:
         "International / Cargo / Ton",
         "International / Cargo / y.o.y(%)",
     )
+
+
+def test_group_spans_follow_the_columns_kept() -> None:
+    """Columns left empty are dropped after the header is built: a group's span shrinks with them."""
+    assert unruled_header.kept_spans({(0, 2): 4, (0, 0): 1}, [0, 2, 3, 5, 6]) == {(0, 1): 3, (0, 0): 1}
+
+
+def test_horizontal_rules_join_touching_segments() -> None:
+    def edge(x0: float, x1: float, top: float) -> dict[str, object]:
+        return {"orientation": "h", "x0": x0, "x1": x1, "top": top}
+
+    edges = [
+        edge(10, 60, 100),
+        edge(60.5, 120, 100.4),
+        edge(200, 210, 100),
+        edge(10, 300, 150),
+        {"orientation": "v"},
+    ]
+    (x0, x1, y), wide = unruled_header.horizontal_rules(edges)  # the 10 pt stroke is no rule
+    assert (x0, x1, wide) == (10.0, 120.0, (10.0, 300.0, 150.0)) and 100 < y < 100.4
