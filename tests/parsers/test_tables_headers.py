@@ -21,6 +21,7 @@ from parsers.model import Table
 from parsers.options import ParseOptions
 from parsers.pdf import parser as pdf
 from parsers.pdf.tables import header, ruled, ruled_rows, unruled_header
+from parsers.pdf.tables.unruled_cells import Word
 from parsers.source import SourceFile
 
 H = A4[1]
@@ -305,3 +306,22 @@ def test_horizontal_rules_join_touching_segments() -> None:
     ]
     (x0, x1, y), wide = unruled_header.horizontal_rules(edges)  # the 10 pt stroke is no rule
     assert (x0, x1, wide) == (10.0, 120.0, (10.0, 300.0, 150.0)) and 100 < y < 100.4
+
+
+def _word(text: str, x0: float, top: float) -> Word:
+    return Word(text=text, x0=x0, top=top, x1=x0 + 5.0 * len(text), bottom=top + 9.0, size=9.0)
+
+
+def test_a_label_wrapped_over_two_header_lines_is_one_cell() -> None:
+    """ "Inhibitor" / "concentration (g)" under it, 2 pt apart: one header cell; a line of
+    sub-labels where the line above has no label, or a line of figures, starts a row of its own."""
+    first = [[_word("Inhibitor", 0, 100)], [_word("bc", 100, 100)], [_word("Polarization", 200, 100)]]
+    wrapped = [[_word("concentration", 0, 111)], [], [_word("resistance", 200, 111)]]
+    body = [[_word("0", 0, 130)], [_word("0.0335", 100, 130)], [_word("24.0910", 200, 130)]]
+    grid, header = unruled_header.join_wrapped_header([first, wrapped, body], 2)
+    assert header == 1 and [len(c) for c in grid[0]] == [2, 1, 2] and grid[1] == body
+    group = [[], [_word("Male", 100, 100)], []]
+    subs = [[_word("Region", 0, 111)], [_word("Number", 100, 111)], [_word("Percent", 200, 111)]]
+    assert unruled_header.join_wrapped_header([group, subs, body], 2)[1] == 2
+    figures = [[], [_word("2019", 100, 111)], [_word("41,682", 200, 111)]]
+    assert unruled_header.join_wrapped_header([first, figures, body], 2)[1] == 2

@@ -42,7 +42,14 @@ from parsers.pdf.tables.unruled_cells import (
     trim_tail,
 )
 from parsers.pdf.tables.unruled_guards import is_data_table, is_numeric, is_year
-from parsers.pdf.tables.unruled_header import Rule, Spans, column_names, header_by_rules, kept_spans
+from parsers.pdf.tables.unruled_header import (
+    Rule,
+    Spans,
+    column_names,
+    header_by_rules,
+    join_wrapped_header,
+    kept_spans,
+)
 
 __all__ = ["Chunk", "Line", "UnruledTable", "Word", "find_tables"]
 
@@ -330,6 +337,8 @@ def table_from_block(
     spans: Spans = {}
     if not mirrored:  # partial rules in the header: its rows and group labels as they draw them
         grid, header, spans = header_by_rules(grid, header, seps, rules)
+    if not spans:  # labels wrapped over two header lines: one cell each
+        grid, header = join_wrapped_header(grid, header)
     used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
     grid = [[row[j] for j in used] for row in grid]
     names = column_names(grid, header, kept_spans(spans, used)) if spans else ()

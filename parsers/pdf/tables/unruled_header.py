@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from parsers.pdf.tables.rules import Char
 from parsers.pdf.tables.unruled_cells import Word, cell_text
+from parsers.pdf.tables.unruled_guards import is_numeric, is_year
 
 Rule = tuple[float, float, float]  # x0, x1, y (top-down)
 Grid = list[list[list[Word]]]
@@ -136,3 +137,29 @@ def column_names(grid: Grid, header: int, spans: Spans) -> tuple[str, ...]:
             for k in range(j, min(j + spans.get((r, j), 1), width)) if text else ():
                 parts[k].append(text)
     return tuple(" / ".join(p) for p in parts)
+
+
+def join_wrapped_header(grid: Grid, header: int, leading: float = 0.8) -> tuple[Grid, int]:
+    """``grid`` with header lines that continue the labels of the line above joined to it
+    ("Inhibitor" / "concentration (g)", "West Oxon" / "(employee jobs)"): a line whose every label
+    stands under a label of the line above, at most ``leading`` x the text height below it, and
+    that holds no figure, is the rest of those labels, so a label wrapped over two lines is one
+    cell. A line with a label where the line above has none (sub-labels under a group label)
+    starts a header row."""
+    if header < 2:
+        return grid, header
+    rows: Grid = [[list(c) for c in grid[0]]]
+    for line in grid[1:header]:
+        above = rows[-1]
+        filled = [j for j, cell in enumerate(line) if cell]
+        upper = [w for cell in above for w in cell]
+        lower = [w for cell in line for w in cell]
+        height = sorted(w.bottom - w.top for w in lower)[len(lower) // 2] if lower else 0.0
+        close = bool(upper) and min(w.top for w in lower) - max(w.bottom for w in upper) <= leading * height
+        figures = any(is_numeric(w.text) and not is_year(w.text) for w in lower)
+        if filled and close and not figures and all(above[j] for j in filled):
+            for j in filled:
+                above[j].extend(line[j])
+        else:
+            rows.append([list(c) for c in line])
+    return [*rows, *grid[header:]], len(rows)
