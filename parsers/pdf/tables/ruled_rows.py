@@ -128,9 +128,12 @@ def row_cuts(
     coordinates), between the bottom of one row's text and the top of the next."""
     cuts: dict[int, list[float]] = {}
     first = min((c.row for c, chars in zip(cells, per_cell, strict=True) if chars), default=n_rows)
-    for r in range(first + 1, n_rows):  # the first band is the header's (or a boxed caption's)
-        band = [i for i, c in enumerate(cells) if c.row == r and c.rowspan == 1]
-        if len(band) < 2:
+    bands: dict[int, list[int]] = {}
+    for i, c in enumerate(cells):
+        if c.rowspan == 1 and c.row > first:  # the first band is the header's (or a caption's)
+            bands.setdefault(c.row, []).append(i)
+    for r, band in sorted(bands.items()):
+        if len(band) < 2 or r >= n_rows:
             continue
         lines = band_lines(band, per_cell)
         label = min(band, key=lambda i: cells[i].col)
