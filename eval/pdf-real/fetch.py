@@ -18,6 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SHA256 = {
     "DA-1p.pdf": "37f90b79628166dac32d95739e058e20805a3fe0e8652ce58c725b154a0df261",
+    "Grammar-Matters.pdf": "cd36f061693e722a22f1033c02cdfad8d0978526a8314fc248d98a27166c3b7d",
     "Flash-Masques-Temperature.pdf": "8edd877d90914aa2f4f9b7924cef0fb3c419abd9e2af10e8ba5bebe768450a0d",
     "Safe-Communication.pdf": "71362d90873dc30b9e664e036a23fd2e9949efe3bda533522aab46cc72e7623d",
     "St-Mary-Witney-Social-Audit.pdf": "cba8239e1048573846d5ced47b95aeee7738d9f37313db59a1d463db9627b374",
