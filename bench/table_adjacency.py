@@ -1,7 +1,7 @@
 """Table structure metric: ICDAR-2013-style adjacency relations + strict cell accuracy, docmill vs peers.
 
     PYTHONPATH=. .venv/bin/python bench/table_adjacency.py [--systems docmill,camelot,...]
-        [--half held|fit|all] [--json OUT] [--show-cases]
+        [--half held|fit|all] [--json OUT] [--show-cases] [--set dev|real|both]
 
 Relations (Göbel et al., ICDAR 2013 table competition): for each non-empty cell, the nearest
 non-empty cell to its right in the same row and the nearest non-empty cell below it in the same
@@ -18,8 +18,10 @@ its relations to the found side (false relations), on pages whose expectation co
 
 Material (`Case`): tabula-java's expected outputs (../shared/eval/pdf/tabula: "basic" =
 unruled, "spreadsheet" = ruled; JSON preferred over the same table's CSV) and our generated set
-eval/pdf/unruled (expected.json, written by its generator before any detector ran). Every case is
-in the fit or the held half by a stable hash of its id (``half``); tune on fit, report held.
+eval/pdf/unruled (expected.json, written by its generator before any detector ran); with
+``--set real`` (or ``both``) the real-table dev set eval/pdf-real (cells written by hand from the
+rendered pages; its README says from where). Every case is in the fit or the held half by a
+stable hash of its id (``half``); tune on fit, report held.
 
 False tables: tables found on pages that have none: the generated negatives and the real
 table-free pages in ``TABLE_FREE`` (listed, with why, in eval/pdf/unruled/README.md).
@@ -55,6 +57,7 @@ Found = list[tuple[Rows, BBox | None]]
 EVAL = Path("/work/shared/eval/pdf")
 TABULA = EVAL / "tabula"
 GENERATED = Path(__file__).resolve().parent.parent / "eval" / "pdf" / "unruled"
+REAL = Path(__file__).resolve().parent.parent / "eval" / "pdf-real"
 
 # Real pages without a data table (by docling's reference Markdown where it has one, and by
 # looking at the rendered page): (file under EVAL, 1-based pages). See eval/pdf/unruled/README.md.
@@ -200,6 +203,23 @@ def generated_cases(root: Path = GENERATED) -> list[Case]:
             root / c["pdf"],
             int(c["page"]),
             tuple(ExpectedTable(t["rows"], bool(t["ruled"])) for t in c["tables"]),
+        )
+        for c in data["cases"]
+    ]
+
+
+def real_cases(root: Path = REAL) -> list[Case]:
+    """The real-table dev set (eval/pdf-real/expected.json, cells written by hand from the rendered
+    pages; PDFs from eval/pdf-real/fetch.py): ruled and partly ruled tables count as ruled, the
+    rest as unruled; its pages without a table count as table-free pages."""
+    data = json.loads((root / "expected.json").read_text())
+    return [
+        Case(
+            f"real:{c['id']}",
+            root / c["pdf"],
+            int(c["page"]),
+            tuple(ExpectedTable(t["rows"], t["kind"] != "unruled") for t in c["tables"]),
+            source="real",
         )
         for c in data["cases"]
     ]
@@ -447,12 +467,20 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write all results (per case too) here")
     ap.add_argument("--show-cases", action="store_true", help="print docmill's per-case details")
     ap.add_argument("--no-free", action="store_true", help="skip the real table-free pages")
+    ap.add_argument(
+        "--set",
+        default="dev",
+        choices=("dev", "real", "both"),
+        help="dev: tabula + generated + table-free pages (as before); real: eval/pdf-real only; both",
+    )
     args = ap.parse_args()
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
     unknown = [n for n in names if n not in SYSTEMS]
     if unknown:
         raise SystemExit(f"unknown system {unknown[0]!r}; expected one of: {', '.join(SYSTEMS)}")
-    cases = tabula_cases() + generated_cases() + ([] if args.no_free else table_free_cases())
+    cases = [] if args.set == "real" else tabula_cases() + generated_cases()
+    cases += [] if args.no_free or args.set == "real" else table_free_cases()
+    cases += real_cases() if args.set != "dev" else []
     n_tables = Counter(("ruled" if t.ruled else "unruled", c.half) for c in cases for t in c.tables)
     print(f"{len(cases)} pages; tables by class/half: {dict(sorted(n_tables.items()))}")
     results = {name: evaluate(SYSTEMS[name](), cases) for name in names}

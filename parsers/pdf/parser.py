@@ -41,6 +41,7 @@ from parsers.pdf import rtl as bidi_text
 from parsers.pdf import text_layout as layout
 from parsers.pdf.tables import ruled as tables
 from parsers.pdf.tables import unruled
+from parsers.pdf.tables.unruled_header import horizontal_rules
 from parsers.pdf.text_layout import Segment
 from parsers.source import SourceFile
 
@@ -245,14 +246,15 @@ def _unruled_tables(
     """Whitespace-aligned tables among the words outside ruled tables, titled by their caption
     ("Table 3: ..." above or below, tables.find_caption): the words they and their captions hold
     leave the prose, the tables join the ruled ones (top to bottom)."""
-    found = [t for t in unruled.find_tables(words) if not _drawn_figure(page, t)]
+    rules = horizontal_rules(page.edges)
+    found = [t for t in unruled.find_tables(words, rules=rules) if not _drawn_figure(page, t)]
     if not found:
         return words, ruled
     taken = {id(w) for t in found for w in t.words}
     boxes = [*(pt.bbox for pt in ruled), *(t.bbox for t in found)]
     extra = []
     for t in found:
-        table, bbox = Table(t.rows, t.header_rows), t.bbox
+        table, bbox = Table(t.rows, t.header_rows, column_names=t.column_names), t.bbox
         caption = tables.find_caption(page, bbox, [b for b in boxes if b != bbox])
         if caption is not None:
             table = tables.titled(table, caption.text)

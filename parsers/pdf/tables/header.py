@@ -36,7 +36,7 @@ def _is_year(text: str) -> bool:
     return _YEAR.fullmatch(" ".join(text.split())) is not None
 
 
-def _is_value(text: str) -> bool:
+def is_value(text: str) -> bool:
     """A number that is no year label."""
     return _is_numeric(text) and not _is_year(text)
 
@@ -45,7 +45,8 @@ def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] 
     """Leading header rows: bold leading rows if the body is not bold; else 1 when the first row is
     all text (no numbers but year labels, "2019", "2019/20") while some later row has numbers, or
     the first row is fully labelled; 0 when the first row looks like data. A spanning group label
-    above labels adds a second row."""
+    above labels adds a second row; a title row (text in the first cell only) above a row of
+    labels adds itself to the header found below it."""
     if not rows:
         return 0
     if bold_rows and bold_rows[0] and not all(bold_rows):
@@ -54,13 +55,16 @@ def detect_header_rows(rows: Sequence[Sequence[str]], bold_rows: Sequence[bool] 
             n += 1
         return min(n, 3)
     first = [c for c in rows[0] if c.strip()]
-    if not first or any(map(_is_value, first)):
+    if not first or any(map(is_value, first)):
         return 0
-    if any(map(_is_numeric, first)) and not any(_is_value(c) for row in rows[1:] for c in row):
+    if len(rows) > 2 and len(rows[0]) >= 3 and first == [rows[0][0]] and not any(map(is_value, rows[1])):
+        # a title row (one cell, "NICS Firearm Background Checks") over a header of its own
+        return 1 + max(detect_header_rows(rows[1:], bold_rows[1:]), 1)
+    if any(map(_is_numeric, first)) and not any(is_value(c) for row in rows[1:] for c in row):
         return 0  # years over years: a first row of data, not of labels
     # a group label spanning several columns above the column labels: both rows are the header
     second = [c for c in rows[1] if c.strip()] if len(rows) > 2 else []
-    if len(first) < len(rows[0]) and len(second) * 2 >= len(rows[1]) and not any(map(_is_value, second)):
+    if len(first) < len(rows[0]) and len(second) * 2 >= len(rows[1]) and not any(map(is_value, second)):
         return 2
     return 1
 
@@ -88,25 +92,32 @@ def header_depth(spans: Sequence[Span], rows: Sequence[Sequence[str]], first_gue
             bottom = span.row + span.rowspan
             if bottom > depth:
                 depth, grown = min(bottom, limit), True
-            elif bottom == depth and 1 < span.colspan < width and _labels_under(rows[depth], span):
+            elif bottom == depth and 1 < span.colspan < width and _labels_under(spans, depth, span):
                 depth, grown = depth + 1, True
             if grown:
                 break
     return depth
 
 
-def _labels_under(row: Sequence[str], span: Span) -> bool:
-    under = row[span.col : span.col + span.colspan]
-    return all(c.strip() and not _is_value(c) for c in under)
+def _labels_under(spans: Sequence[Span], row: int, group: Span) -> bool:
+    """Whether the columns under ``group`` are covered by two labels or more (no figures) starting
+    in ``row`` within its columns: sub-labels, or sub-groups spanning columns of their own
+    ("Cargo" over "Ton", "y.o.y")."""
+    end = group.col + group.colspan
+    under = [s for s in spans if s.row == row and group.col <= s.col and s.col + s.colspan <= end]
+    if len(under) < 2 or any(not s.text.strip() or is_value(s.text) for s in under):
+        return False
+    return sum(s.colspan for s in under) == group.colspan
 
 
 def column_names(spans: Sequence[Span], header_rows: int, width: int) -> tuple[str, ...]:
-    """One label per column: the header cells over it, top to bottom, joined with " / "."""
+    """One label per column: the header cells over it, top to bottom, joined with " / " (a title
+    across the whole width left out)."""
     parts: list[list[str]] = [[] for _ in range(width)]
     for span in sorted(spans, key=lambda s: (s.row, s.col)):
         text = " ".join(span.text.split())
-        if span.row >= header_rows or not text:
-            continue
+        if span.row >= header_rows or not text or (width > 2 and span.colspan >= width):
+            continue  # below the header, empty, or a title over the whole width
         for j in range(span.col, min(span.col + span.colspan, width)):
             if not parts[j] or parts[j][-1] != text:
                 parts[j].append(text)

@@ -49,6 +49,7 @@ from parsers.pdf.tables.header import (
     header_depth,
     is_bold,
 )
+from parsers.pdf.tables.ruled_rows import cut_boxes, row_cuts
 from parsers.pdf.tables.rules import (
     BBox,
     Char,
@@ -284,16 +285,16 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
         fn = upright_transform(angle)
         cells = [transform_box(b, fn) for b in cells]
         inside = [transform_char(c, fn) for c in inside]
-    xs, ys = grid_lines(cells)
-    placed = place_cells(cells, xs, ys)
-    located = locate_chars(inside, placed, xs, ys)
-    in_gaps = sum(1 for c, i in zip(inside, located, strict=True) if i is None and str(c["text"]).strip())
-    if in_gaps > MAX_IN_GAPS * len(inside):  # most text outside the cells: a diagram, not a table
+    read = _read_grid(cells, inside, angle)
+    if read is None:
         return None
-    split = split_words(inside, located)
-    if split >= 3 and split > MAX_SPLIT_WORDS * len({i for i in located if i is not None}):
-        return None  # words cut by the lines: boxes drawn over free text (an infographic)
-    per_cell = [upright_cell(dedupe_chars(cs), angle) for cs in assign_chars(inside, placed, located)]
+    xs, ys, placed, per_cell = read
+    cuts = row_cuts(placed, per_cell, len(ys) - 1)
+    if cuts:  # bands holding several rows of text, one a line: cut as if ruled
+        read = _read_grid(cut_boxes(placed, cuts), inside, angle)
+        if read is None:
+            return None
+        xs, ys, placed, per_cell = read
     texts = [cell_text(cs) for cs in per_cell]
     title, keep = _boxed_caption(placed, texts, xs, ys)
     if title is not None:
@@ -316,6 +317,24 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
     width = (xs[-1] - xs[0]) or 1.0
     columns = tuple(round((x - xs[0]) / width, 3) for x in xs)
     return Table(tuple(tuple(r) for r in rows), header, title, names), columns
+
+
+def _read_grid(
+    cells: Sequence[BBox], inside: Sequence[Char], angle: int
+) -> tuple[list[float], list[float], list[GridCell], list[list[Char]]] | None:
+    """Grid boundaries, placed cells and each cell's characters (upright, overprints dropped);
+    None for a diagram (most text outside the cells) or boxes drawn over free text (words cut)."""
+    xs, ys = grid_lines(cells)
+    placed = place_cells(cells, xs, ys)
+    located = locate_chars(inside, placed, xs, ys)
+    in_gaps = sum(1 for c, i in zip(inside, located, strict=True) if i is None and str(c["text"]).strip())
+    if in_gaps > MAX_IN_GAPS * len(inside):  # most text outside the cells: a diagram, not a table
+        return None
+    split = split_words(inside, located)
+    if split >= 3 and split > MAX_SPLIT_WORDS * len({i for i in located if i is not None}):
+        return None  # words cut by the lines: boxes drawn over free text (an infographic)
+    per_cell = [upright_cell(dedupe_chars(cs), angle) for cs in assign_chars(inside, placed, located)]
+    return xs, ys, placed, per_cell
 
 
 def _boxed_caption(

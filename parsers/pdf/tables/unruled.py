@@ -42,6 +42,14 @@ from parsers.pdf.tables.unruled_cells import (
     trim_tail,
 )
 from parsers.pdf.tables.unruled_guards import is_data_table, is_numeric, is_year
+from parsers.pdf.tables.unruled_header import (
+    Rule,
+    Spans,
+    column_names,
+    header_by_rules,
+    join_wrapped_header,
+    kept_spans,
+)
 
 __all__ = ["Chunk", "Line", "UnruledTable", "Word", "find_tables"]
 
@@ -68,6 +76,7 @@ class UnruledTable:
     header_rows: int
     columns: tuple[float, ...]
     words: tuple[Word, ...]
+    column_names: tuple[str, ...] = ()  # flattened labels, when partial rules say what spans what
 
 
 def group_lines(words: Iterable[Word]) -> list[list[Word]]:
@@ -309,7 +318,9 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
     return [*reversed(collected[:commit]), *block]
 
 
-def table_from_block(block: Sequence[Line], above: Sequence[Line] = ()) -> UnruledTable | None:
+def table_from_block(
+    block: Sequence[Line], above: Sequence[Line] = (), rules: Sequence[Rule] = ()
+) -> UnruledTable | None:
     seps = separators(block, first_data_line(block))
     if not seps:
         return None
@@ -323,8 +334,14 @@ def table_from_block(block: Sequence[Line], above: Sequence[Line] = ()) -> Unrul
     if mirrored:
         grid = [row[::-1] for row in grid]
     grid = trim_tail(grid, header)
+    spans: Spans = {}
+    if not mirrored:  # partial rules in the header: its rows and group labels as they draw them
+        grid, header, spans = header_by_rules(grid, header, seps, rules)
+    if not spans:  # labels wrapped over two header lines: one cell each
+        grid, header = join_wrapped_header(grid, header)
     used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
     grid = [[row[j] for j in used] for row in grid]
+    names = column_names(grid, header, kept_spans(spans, used)) if spans else ()
     rows = tuple(tuple(cell_text(cell) for cell in row) for row in grid)
     words = tuple(w for row in grid for cell in row for w in cell)
     if not is_data_table(rows, header, words):
@@ -334,7 +351,7 @@ def table_from_block(block: Sequence[Line], above: Sequence[Line] = ()) -> Unrul
     kept = [seps[j - 1] for j in used[1:]]
     width = (x1 - x0) or 1.0
     columns = (0.0, *(round((s - x0) / width, 3) for s in kept), 1.0)
-    return UnruledTable(bbox, rows, header, columns, words)
+    return UnruledTable(bbox, rows, header, columns, words, names)
 
 
 def wide_gap_lines(ordered: Sequence[Word], enough: int = MIN_MULTI_LINES) -> int:
@@ -353,8 +370,12 @@ def wide_gap_lines(ordered: Sequence[Word], enough: int = MIN_MULTI_LINES) -> in
     return count
 
 
-def find_tables(words: Sequence[Word], text_width: float | None = None) -> list[UnruledTable]:
-    """Unruled tables among ``words`` (a page's words outside its ruled tables), top to bottom."""
+def find_tables(
+    words: Sequence[Word], text_width: float | None = None, rules: Sequence[Rule] = ()
+) -> list[UnruledTable]:
+    """Unruled tables among ``words`` (a page's words outside its ruled tables), top to bottom;
+    ``rules``: the page's horizontal rules (``unruled_header.horizontal_rules``), which a header
+    drawn with partial rules is read by."""
     if len(words) < 6:
         return []
     ordered = sorted(words, key=_READING)
@@ -370,7 +391,7 @@ def find_tables(words: Sequence[Word], text_width: float | None = None) -> list[
         start = 0  # lines above a block and below the previous one may be its header
         for block in blocks(in_lane):
             first = next(i for i, ln in enumerate(in_lane) if ln is block[0])
-            table = table_from_block(block, in_lane[start:first])
+            table = table_from_block(block, in_lane[start:first], rules)
             if table is not None:
                 found.append(table)
             start = next(i for i, ln in enumerate(in_lane) if ln is block[-1]) + 1

@@ -1,0 +1,56 @@
+"""Download the PDFs of the real-table dev set (expected.json: repository, commit, path of each) from
+GitHub at the pinned commits into eval/pdf-real/pdfs/, checking each file's SHA-256.
+
+    PYTHONPATH=. .venv/bin/python eval/pdf-real/fetch.py
+
+The PDFs are third-party and evaluation-only (licences in expected.json and README.md); they are not
+committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SHA256 = {
+    "DA-1p.pdf": "37f90b79628166dac32d95739e058e20805a3fe0e8652ce58c725b154a0df261",
+    "Grammar-Matters.pdf": "cd36f061693e722a22f1033c02cdfad8d0978526a8314fc248d98a27166c3b7d",
+    "Flash-Masques-Temperature.pdf": "8edd877d90914aa2f4f9b7924cef0fb3c419abd9e2af10e8ba5bebe768450a0d",
+    "Safe-Communication.pdf": "71362d90873dc30b9e664e036a23fd2e9949efe3bda533522aab46cc72e7623d",
+    "St-Mary-Witney-Social-Audit.pdf": "cba8239e1048573846d5ced47b95aeee7738d9f37313db59a1d463db9627b374",
+    "The-Impact-of-Open-Access-Latin-American-Scholarship.pdf": (
+        "cf721b93d51a0cd2a28566858b7d3af7bdf1413e1759deb3c2f0df479227f030"
+    ),
+    "all-number-table.pdf": "7001d67f637739d16e3e397354314ba2ed1a56b4ec3f2b77931047602d64f830",
+    "chevron-page.pdf": "d66f6dc8248f896a0021784ffa9a9de99005cba5cc46ae180ac9494b35def7d4",
+    "embedded-images-tables.pdf": "00cf5fc3c334076f982b88d4e8f8bf1ecdf8273ce2b1de9d79f462b1c0a54e65",
+    "interface-config-guide-p93.pdf": "49afbd240077426a8cfb0ee3da73c41c404e85fa8c782f0e77cf8b8a72a25ea9",
+    "korean-text-with-tables.pdf": "36421881cd85efede8bebe018754fb99e21eb12eab5985c37409b10e66855130",
+    "layout-parser-paper-with-table.pdf": "55f26780e13d9cae60cfcbfe031cc70751d791bb3766d5c40ec8af800d235ef7",
+    "reliance.pdf": "5b55204370b8c1254d560539666930c14874d407bf8cd34ab4ad894943781e39",
+}
+
+
+def main() -> None:
+    cases = json.loads((HERE / "expected.json").read_text())["cases"]
+    sources = {Path(c["pdf"]).name: c["source"] for c in cases}
+    (HERE / "pdfs").mkdir(exist_ok=True)
+    for name, src in sorted(sources.items()):
+        target = HERE / "pdfs" / name
+        if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == SHA256[name]:
+            continue
+        url = f"https://raw.githubusercontent.com/{src['repo']}/{src['commit']}/{src['path']}"
+        with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 (pinned https URL)
+            data = response.read()
+        if hashlib.sha256(data).hexdigest() != SHA256[name]:
+            sys.exit(f"{name}: checksum mismatch for {url}")
+        target.write_bytes(data)
+        print(f"{name} <- {url}")
+
+
+if __name__ == "__main__":
+    main()
