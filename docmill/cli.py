@@ -47,6 +47,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         vector_index=args.vector_index,
     )
     progress = _progress if sys.stderr.isatty() and not args.json else None
+    if args.shards:  # N ordinary index folders under --index and a root manifest (flows/shards.py)
+        from flows.shards import run_sharded_ingest
+
+        sharded = run_sharded_ingest(
+            args.sources, args.index, args.shards, config, full_rebuild=args.full_rebuild
+        )
+        print(json.dumps(sharded.to_json(), indent=1) if args.json else sharded.summary())
+        return EXIT_OK
     report = run_ingest(args.sources, args.index, config, progress=progress, full_rebuild=args.full_rebuild)
     if args.json:
         _print_json(
@@ -342,6 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=VECTOR_INDEX_CHOICES,
         help="FAISS index: auto (flat below 30k chunks, HNSW above; default), flat, hnsw or ivf",
     )
+    p.add_argument("--shards", type=int, default=0, help="split into N shards by path hash (0: one index)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 

@@ -105,10 +105,12 @@ def discover(sources: Sequence[str | Path]) -> list[SourceRef]:
     refs: dict[str, SourceRef] = {}
     for source in sources:
         root = Path(source)
+        keeps = getattr(source, "keeps", lambda rel: True)  # a shard's part (flows.shards.ShardSource)
         if not root.exists():
             raise FileNotFoundError(f"source {root} does not exist")
         if root.is_file():
-            refs[root.name] = SourceRef(root, root.name)
+            if keeps(root.name):
+                refs[root.name] = SourceRef(root, root.name)
             continue
         base = root.resolve().name or "root"
         for dirpath, dirnames, filenames in os.walk(root):
@@ -120,7 +122,8 @@ def discover(sources: Sequence[str | Path]) -> list[SourceRef]:
                 if not path.is_file():
                     continue
                 rel = f"{base}/{path.relative_to(root).as_posix()}"
-                refs[rel] = SourceRef(path, rel)
+                if keeps(rel):
+                    refs[rel] = SourceRef(path, rel)
     return [refs[k] for k in sorted(refs)]
 
 
