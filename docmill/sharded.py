@@ -20,6 +20,7 @@ calls fail is re-created on the cluster in the background (on a surviving or res
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +38,8 @@ from indexers.lexical.segmented import CorpusStats
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking.abstain import AbstainModel, known_idf_share
 from indexers.ranking.fusion import Fused, rrf
+
+log = logging.getLogger(__name__)
 
 ROW_BITS = 40  # a corpus row: shard index << ROW_BITS | the shard's row
 AGREE = ("model", "backend", "tokenizer", "bm25")
@@ -88,10 +91,10 @@ class RemoteShard:
 
     def _start(self, workers: list[str] | None) -> None:
         self.actor: Any = None
+        where = {"workers": workers, "allow_other_workers": True} if workers else {}
         self._future = self.client.submit(
-            ShardSearcher, self.folder, None, self.check_interval, actor=True, pure=False,
-            workers=workers, allow_other_workers=True,
-        )  # fmt: skip
+            ShardSearcher, self.folder, None, self.check_interval, actor=True, pure=False, **where
+        )
 
     def ready(self, timeout: float | None = None) -> Any:
         if self.actor is None:
@@ -108,7 +111,10 @@ class RemoteShard:
         self.timeouts = self.timeouts + 1 if timed_out else 0
         if not timed_out or self.timeouts >= self.RESTART_AFTER_TIMEOUTS:
             self.timeouts = 0
-            self._start(None)
+            try:
+                self._start(None)
+            except Exception:  # the cluster itself is unreachable: the next query tries again
+                log.warning("could not restart shard %s on the cluster", self.folder, exc_info=True)
 
 
 class ShardedIndex:

@@ -1,9 +1,15 @@
-"""A synthetic tree for the sharding tests: Markdown files of Zipf-distributed words (no eval data)."""
+"""One synthetic tree (Markdown files of Zipf-distributed words; no eval data) indexed twice, as one
+index and as 3 shards, shared by the sharding tests."""
 
 from __future__ import annotations
 
 import random
+import shutil
 from pathlib import Path
+
+import pytest
+
+SHARDS = 3
 
 WORDS = [
     f"{a}{b}"
@@ -38,4 +44,34 @@ def queries(count: int = 24, seed: int = 11) -> list[str]:
     for i in range(count):
         words = rng.sample(WORDS, rng.randint(1, 3)) + ([TOPICS[i % len(TOPICS)]] if i % 2 else [])
         out.append(" ".join(words))
+    return out
+
+
+@pytest.fixture(scope="session")
+def shard_queries() -> list[str]:
+    return queries()
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory, embedder) -> dict[str, Path]:
+    from chunkers.sizing import ChunkOptions
+    from flows.config import IngestConfig
+    from flows.pipeline import run_ingest
+    from flows.shards import run_sharded_ingest
+
+    base = tmp_path_factory.mktemp("sharding")
+    src = write_corpus(base / "corpus")
+    config = IngestConfig(chunk=ChunkOptions(80))  # a few chunks per file
+    run_ingest([src], base / "single", config, embedder=embedder)
+    run_sharded_ingest([src], base / "root", SHARDS, config, embedder=embedder)
+    return {"src": src, "single": base / "single", "root": base / "root", "config": config}
+
+
+@pytest.fixture
+def built_copy(built, tmp_path) -> dict[str, Path]:
+    """A private copy of the tree and both indexes, for tests that change them."""
+    out = dict(built)
+    for key in ("src", "single", "root"):
+        out[key] = tmp_path / built[key].name
+        shutil.copytree(built[key], out[key], symlinks=True)
     return out
