@@ -12,7 +12,7 @@ or in a Dask actor on a cluster worker):
    the corpus evidence, RRF with the calibrated weights, test-code demotion, kind floor.
 3. ``chunks``: the final hits' chunks from the shards that hold them.
 
-A shard that raises or does not answer within the deadline is left out: the result is marked
+A shard that raises, or does not answer a round within ``timeout`` seconds, is left out: the result is marked
 ``partial`` and names the shards that answered (``ShardedResult.shards``). A remote shard whose
 calls fail is re-created on the cluster in the background (on a surviving or restarted worker).
 """
@@ -63,6 +63,10 @@ class ShardedResult(SearchResult):
         return {**super().to_json(), "partial": self.partial, "shards": dict(self.shards)}
 
 
+class ShardStarting(ShardsError):
+    """A remote shard's actor is being (re-)created: it misses this round."""
+
+
 class LocalShard:
     """A shard searched in this process; each call runs on a pool thread, so a deadline can stop
     waiting for it."""
@@ -103,7 +107,7 @@ class RemoteShard:
 
     def call(self, method: str, *args: Any) -> Any:
         if self.actor is None and not self._future.done():
-            raise ShardsError("shard is starting on the cluster")
+            raise ShardStarting("the shard's actor is starting on the cluster")
         return getattr(self.ready(), method)(*args)
 
     def failed(self, timed_out: bool) -> None:
@@ -119,7 +123,8 @@ class RemoteShard:
 
 class ShardedIndex:
     """The shards of a root searched as one corpus (see the module docstring). ``timeout``: the
-    default deadline of a search in seconds (None: wait for every shard)."""
+    default longest wait, in seconds, of each of a search's rounds for the shards (None: wait for
+    every shard); a shard that misses a round is left out of the later ones."""
 
     def __init__(
         self,
@@ -157,22 +162,27 @@ class ShardedIndex:
         return dict(self.fusion.get("weights") or {"bm25": 1.0, "vector": 1.0})
 
     def _fan(
-        self, method: str, calls: Mapping[str, tuple[Any, ...]], deadline: float | None
+        self, method: str, calls: Mapping[str, tuple[Any, ...]], timeout: float | None
     ) -> tuple[dict[str, Any], dict[str, str]]:
-        """``method(*args)`` on each named shard at once; (answers, name -> why it failed)."""
+        """``method(*args)`` on each named shard at once, waiting up to ``timeout`` seconds for
+        them; (answers, name -> why it failed)."""
+        deadline = time.monotonic() + timeout if timeout is not None else None
         futures, failed = {}, {}
         for name, args in calls.items():
             try:
                 futures[name] = self.shards[name].call(method, *args)
-            except Exception as exc:  # a shard that cannot even be asked is down
+            except ShardStarting as exc:
+                failed[name] = str(exc)
+            except Exception as exc:  # a shard that cannot even be asked is down (its actor lost)
                 failed[name] = f"{type(exc).__name__}: {exc}"
+                self.shards[name].failed(timed_out=False)
         answers = {}
         for name, future in futures.items():
             left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
             try:
                 answers[name] = future.result(timeout=left)
             except TimeoutError:
-                failed[name] = f"no answer within the deadline ({method})"
+                failed[name] = f"no answer within the deadline ({timeout:g} s, {method})"
                 self.shards[name].failed(timed_out=True)
             except Exception as exc:
                 failed[name] = f"{type(exc).__name__}: {exc}"
@@ -193,8 +203,9 @@ class ShardedIndex:
         probe: int | None = None,
         timeout: float | None = None,
     ) -> ShardedResult:
-        """HybridIndex.search over every shard (see the module docstring); ``timeout`` seconds
-        (default: the index's) after which the shards that have not answered are left out."""
+        """HybridIndex.search over every shard (see the module docstring); ``timeout``: seconds
+        (default: the index's) each round waits for the shards; those that have not answered
+        are left out and the result is ``partial``."""
         mode = Mode.from_str(mode)
         if k <= 0 or fetch_k <= 0 or (probe is not None and probe <= 0):
             raise ValueError(
@@ -205,7 +216,6 @@ class ShardedIndex:
         if not query or not query.strip():
             return ShardedResult([], abstained=True, reason="empty query")
         timeout = timeout if timeout is not None else self.timeout
-        deadline = time.monotonic() + timeout if timeout is not None else None
         status = dict.fromkeys(self.names, "ok")
         notes: list[str] = []
         fetch_k = max(fetch_k, k)
@@ -217,13 +227,13 @@ class ShardedIndex:
         use_vector = mode is Mode.VECTOR or (
             mode is Mode.HYBRID and self._vector_readable(query, weights, notes)
         )
-        stats, failed = self._fan("statistics", {name: (terms,) for name in self.names}, deadline)
+        stats, failed = self._fan("statistics", {name: (terms,) for name in self.names}, timeout)
         status.update(failed)
         corpus, df = _corpus(stats)
         vector = self.embedder.encode([query])[0] if use_vector else None
         flags = mode is Mode.HYBRID and (self.test_code or 1 < self._kind_floor() <= k)
         args = (terms, vector, fetch_k, filters, corpus if use_bm25 else None, df, probe, flags)
-        answers, failed = self._fan("search", {name: args for name in stats}, deadline)
+        answers, failed = self._fan("search", {name: args for name in stats}, timeout)
         status.update(failed)
         sides = [side for side, used in (("bm25", use_bm25), ("vector", use_vector)) if used]
         results = {side: _merge(self.names, answers, side, fetch_k) for side in sides}
@@ -237,9 +247,9 @@ class ShardedIndex:
         if reason:
             return ShardedResult([], True, reason, notes, confidence, shards=status)
         if explicit is None and len(results) > 1:
-            weights = self._query_weights(terms, results["bm25"], weights, corpus, df, deadline, notes)
+            weights = self._query_weights(terms, results["bm25"], weights, corpus, df, timeout, notes)
         ranking, demoted = self._rank(results, answers, rrf_k, weights, test_code_weight, k)
-        hits, failed = self._hits(ranking[:k], results, answers, deadline, demoted, test_code_weight)
+        hits, failed = self._hits(ranking[:k], results, answers, timeout, demoted, test_code_weight)
         status.update(failed)
         return ShardedResult(hits, notes=notes, confidence=confidence, shards=status)
 
@@ -263,7 +273,7 @@ class ShardedIndex:
         weights: dict[str, float],
         corpus: CorpusStats,
         df: Mapping[str, int],
-        deadline: float | None,
+        timeout: float | None,
         notes: list[str],
     ) -> dict[str, float]:
         """HybridIndex._query_weights: the BM25 weight scaled by the coverage of its top hit."""
@@ -273,7 +283,7 @@ class ShardedIndex:
         coverage = 0.0
         if bm25:
             name, row = self._locate(bm25[0][0])
-            answer, _ = self._fan("coverage", {name: (terms, row, corpus, df)}, deadline)
+            answer, _ = self._fan("coverage", {name: (terms, row, corpus, df)}, timeout)
             coverage = float(answer.get(name, 0.0))
         scaled = weights.get("bm25", 1.0) * coverage ** float(power)
         notes.append(f"BM25 weight {scaled:.2f} (coverage of its top hit {coverage:.2f} ** {float(power):g})")
@@ -329,7 +339,7 @@ class ShardedIndex:
         top: list[Fused],
         results: Mapping[str, list[tuple[int, float]]],
         answers: Mapping[str, Mapping[str, Any]],
-        deadline: float | None,
+        timeout: float | None,
         demoted: set[int],
         factor: float,
     ) -> tuple[list[Hit], dict[str, str]]:
@@ -340,7 +350,7 @@ class ShardedIndex:
             name, row = self._locate(item.row)
             wanted.setdefault(name, []).append(row)
         calls = {name: (answers[name]["build"], rows) for name, rows in wanted.items()}
-        chunks, failed = self._fan("chunks", calls, deadline)
+        chunks, failed = self._fan("chunks", calls, timeout)
         by_row = {
             (name, row): chunk
             for name, got in chunks.items()
