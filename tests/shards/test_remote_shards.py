@@ -64,6 +64,22 @@ def test_a_frozen_shard_misses_the_deadline_then_answers_again(built, embedder, 
     assert not again.partial and _ids(again) == _ids(full)
 
 
+def test_shard_ingests_run_as_tasks_on_the_cluster(tmp_path, built, embedder, client):
+    from flows.shards import run_sharded_ingest
+    from indexers.build.shards import RootManifest
+
+    src = tmp_path / "few"
+    for i, topic in enumerate(["cache eviction", "network retries", "storage quotas", "billing cycles"]):
+        (src / f"d{i}").mkdir(parents=True)
+        (src / f"d{i}" / "note.md").write_text(f"# Note {i}\n\nAbout {topic} and how {topic} work.\n")
+    report = run_sharded_ingest([src], tmp_path / "root", 2, built["config"], client=client)
+    manifest = RootManifest.read(tmp_path / "root")
+    assert sum(e.documents for e in manifest.shards) == 4 and report.chunks == 4
+    index = open_sharded(tmp_path / "root", embedder=embedder)
+    hit = index.search("storage quotas", k=1, mode="bm25").hits[0]
+    assert hit.chunk.path == "few/d2/note.md"
+
+
 def test_a_killed_shard_worker_gives_partial_answers_until_its_actor_is_back(built, embedder, client):
     remote = open_sharded(built["root"], embedder=embedder, client=client, timeout=10.0)
     full = remote.search("network backup", k=10, mode="bm25")
