@@ -106,10 +106,12 @@ class ShardSearcher:
         df: Mapping[str, int] | None = None,
         probe: int | None = None,
         flags: bool = False,
+        with_chunks: int = 0,
     ) -> dict[str, Any]:
         """Each side's top ``fetch_k`` rows of this shard (BM25 with the corpus's statistics when
         ``corpus`` is given, vectors when ``vector`` is), the build searched, and with ``flags``
-        which returned rows are test code and which are source code (ranking adjustments)."""
+        which returned rows are test code and which are source code (ranking adjustments); the
+        chunks of each side's first ``with_chunks`` rows come along (most hits need no later call)."""
         index = self.current()
         allowed = filtering.mask(index.chunks.all(), filters) if filters else None
         out: dict[str, Any] = {"build": index.build.name}
@@ -120,6 +122,9 @@ class ShardSearcher:
         if flags:
             rows = {row for name in ("bm25", "vector") for row, _ in out.get(name, [])}
             out["test"], out["source"] = self._flags(index, rows)
+        if with_chunks:
+            head = {row for name in ("bm25", "vector") for row, _ in out.get(name, [])[:with_chunks]}
+            out["chunks"] = {row: index.chunks[row] for row in sorted(head)}
         return out
 
     @staticmethod

@@ -10,7 +10,9 @@ or in a Dask actor on a cluster worker):
    one index over the whole corpus) and its vector top ``fetch_k`` (exact cosines with flat
    vectors). The coordinator merges each side by score, then ranks as HybridIndex does: abstain on
    the corpus evidence, RRF with the calibrated weights, test-code demotion, kind floor.
-3. ``chunks``: the final hits' chunks from the shards that hold them.
+3. ``chunks``: the final hits' chunks. A search answer carries the chunks of each side's first
+   ``k`` rows of its shard, which holds every hit of a one-sided search and nearly every fused
+   one; this round runs only for the others.
 
 A shard that raises, or does not answer a round within ``timeout`` seconds, is left out: the result is marked
 ``partial`` and names the shards that answered (``ShardedResult.shards``). A remote shard whose
@@ -232,7 +234,7 @@ class ShardedIndex:
         corpus, df = _corpus(stats)
         vector = self.embedder.encode([query])[0] if use_vector else None
         flags = mode is Mode.HYBRID and (self.test_code or 1 < self._kind_floor() <= k)
-        args = (terms, vector, fetch_k, filters, corpus if use_bm25 else None, df, probe, flags)
+        args = (terms, vector, fetch_k, filters, corpus if use_bm25 else None, df, probe, flags, k)
         answers, failed = self._fan("search", {name: args for name in stats}, timeout)
         status.update(failed)
         sides = [side for side, used in (("bm25", use_bm25), ("vector", use_vector)) if used]
@@ -345,17 +347,16 @@ class ShardedIndex:
     ) -> tuple[list[Hit], dict[str, str]]:
         """The hits of ``top``, their chunks read from their shards (a shard that fails here
         loses its hits)."""
+        by_row = {(name, row): c for name, a in answers.items() for row, c in a.get("chunks", {}).items()}
         wanted: dict[str, list[int]] = {}
         for item in top:
             name, row = self._locate(item.row)
-            wanted.setdefault(name, []).append(row)
+            if (name, row) not in by_row:  # a hit below every side's first k of its shard
+                wanted.setdefault(name, []).append(row)
         calls = {name: (answers[name]["build"], rows) for name, rows in wanted.items()}
-        chunks, failed = self._fan("chunks", calls, timeout)
-        by_row = {
-            (name, row): chunk
-            for name, got in chunks.items()
-            for row, chunk in zip(wanted[name], got, strict=True)
-        }
+        chunks, failed = self._fan("chunks", calls, timeout) if calls else ({}, {})
+        for name, got in chunks.items():
+            by_row.update({(name, row): chunk for row, chunk in zip(wanted[name], got, strict=True)})
         raw = {side: dict(hits) for side, hits in results.items()}
         fused = len(results) > 1
         hits = []
