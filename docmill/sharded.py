@@ -359,6 +359,12 @@ class ShardedIndex:
             by_row.update({(name, row): chunk for row, chunk in zip(wanted[name], got, strict=True)})
         raw = {side: dict(hits) for side, hits in results.items()}
         fused = len(results) > 1
+        if not fused:  # equal scores in the order one index numbers its rows: by path, then line
+            top = [item for item in top if self._locate(item.row) in by_row]
+            top.sort(key=lambda item: (-item.score, by_row[self._locate(item.row)].path, item.row))
+            top = [
+                Fused(item.row, item.score, {s: rank for s in item.ranks}) for rank, item in enumerate(top, 1)
+            ]
         hits = []
         for item in top:
             chunk = by_row.get(self._locate(item.row))
