@@ -413,7 +413,8 @@ def _merge(
 
 
 def _flag_sets(names: Sequence[str], answers: Mapping[str, Mapping[str, Any]]) -> tuple[set[int], set[int]]:
-    test, source = set(), set()
+    test: set[int] = set()
+    source: set[int] = set()
     for name, answer in answers.items():
         base = names.index(name) << ROW_BITS
         test.update(base | row for row in answer.get("test", []))

@@ -107,7 +107,8 @@ def ingest_shard(
 ) -> IngestReport:
     """One shard's ingest (in this process, or as a Dask task)."""
     picked = [ShardSource(os.fspath(s), shard, shards) for s in sources]
-    return run_ingest(picked, folder, config, embedder=embedder, full_rebuild=full_rebuild)
+    # discover() takes a ShardSource as the os.PathLike it is, and keeps only its files
+    return run_ingest(picked, folder, config, embedder=embedder, full_rebuild=full_rebuild)  # type: ignore[arg-type]
 
 
 def run_sharded_ingest(
