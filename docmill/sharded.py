@@ -21,10 +21,10 @@ calls fail is re-created on the cluster in the background (on a surviving or res
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +33,7 @@ from typing import Any
 from docmill import filters as filtering
 from docmill.hits import Hit, SearchResult, explain
 from docmill.index import TEST_CODE_WEIGHT, Mode
+from docmill.shard_clients import LocalShard, RemoteShard, ShardStarting
 from docmill.shard_host import ShardSearcher
 from indexers.build.shards import RootManifest, ShardsError
 from indexers.dense.embedder import MAX_QUERY_UNKNOWN_SHARE, Embedder, model_can_read, unknown_token_share
@@ -40,8 +41,6 @@ from indexers.lexical.segmented import CorpusStats
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking.abstain import AbstainModel, known_idf_share
 from indexers.ranking.fusion import Fused, rrf
-
-log = logging.getLogger(__name__)
 
 ROW_BITS = 40  # a corpus row: shard index << ROW_BITS | the shard's row
 AGREE = ("model", "backend", "tokenizer", "bm25")
@@ -63,64 +62,6 @@ class ShardedResult(SearchResult):
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "partial": self.partial, "shards": dict(self.shards)}
-
-
-class ShardStarting(ShardsError):
-    """A remote shard's actor is being (re-)created: it misses this round."""
-
-
-class LocalShard:
-    """A shard searched in this process; each call runs on a pool thread, so a deadline can stop
-    waiting for it."""
-
-    def __init__(self, searcher: ShardSearcher, pool: ThreadPoolExecutor) -> None:
-        self.searcher, self.pool = searcher, pool
-
-    def call(self, method: str, *args: Any) -> Any:
-        return self.pool.submit(getattr(self.searcher, method), *args)
-
-    def failed(self, timed_out: bool) -> None:
-        """A local shard has nothing to restart: the next query asks it again."""
-
-
-class RemoteShard:
-    """A shard hosted by a Dask actor (``client.submit(ShardSearcher, folder, actor=True)``)."""
-
-    RESTART_AFTER_TIMEOUTS = 3
-
-    def __init__(
-        self, client: Any, folder: str, worker: str | None = None, check_interval: float = 2.0
-    ) -> None:
-        self.client, self.folder, self.check_interval = client, folder, check_interval
-        self.timeouts = 0
-        self._start([worker] if worker else None)
-
-    def _start(self, workers: list[str] | None) -> None:
-        self.actor: Any = None
-        where = {"workers": workers, "allow_other_workers": True} if workers else {}
-        self._future = self.client.submit(
-            ShardSearcher, self.folder, None, self.check_interval, actor=True, pure=False, **where
-        )
-
-    def ready(self, timeout: float | None = None) -> Any:
-        if self.actor is None:
-            self.actor = self._future.result(timeout=timeout)
-        return self.actor
-
-    def call(self, method: str, *args: Any) -> Any:
-        if self.actor is None and not self._future.done():
-            raise ShardStarting("the shard's actor is starting on the cluster")
-        return getattr(self.ready(), method)(*args)
-
-    def failed(self, timed_out: bool) -> None:
-        """An error (its worker is gone) re-creates the actor now; timeouts only after a few in a row."""
-        self.timeouts = self.timeouts + 1 if timed_out else 0
-        if not timed_out or self.timeouts >= self.RESTART_AFTER_TIMEOUTS:
-            self.timeouts = 0
-            try:
-                self._start(None)
-            except Exception:  # the cluster itself is unreachable: the next query tries again
-                log.warning("could not restart shard %s on the cluster", self.folder, exc_info=True)
 
 
 class ShardedIndex:
@@ -380,9 +321,48 @@ class ShardedIndex:
             hits.append(Hit(chunk, item.score, ranks, scores, text))
         return hits, failed
 
+    # What `docmill serve` reads of the index it serves (docmill.live.LiveIndex's surface): each
+    # shard already follows its own CURRENT, so a sharded root is served as it is.
+    closed = False
+
+    @property
+    def build(self) -> _Builds:
+        return _Builds(self.build_name)
+
+    @property
+    def build_name(self) -> str:
+        """The shards' current builds, ``00=<build>+01=<build>...`` (a shard that does not answer: ?)."""
+        answers, _ = self._fan("ping", {name: () for name in self.names}, self.timeout)
+        return "+".join(f"{name}={answers.get(name, '?')}" for name in self.names)
+
+    @contextlib.contextmanager
+    def acquire(self) -> Iterator[ShardedIndex]:
+        if self.closed:
+            raise ShardsError(f"the sharded index {self.root} is closed")
+        yield self
+
+    def describe(self) -> dict[str, Any]:
+        """What `docmill serve`'s /index shows for a sharded root."""
+        infos, failed = self._fan("info", {name: () for name in self.names}, self.timeout)
+        return {
+            "build": "+".join(f"{n}={infos[n]['build']}" if n in infos else f"{n}=?" for n in self.names),
+            "sharded": True,
+            "shards": {n: {"build": i["build"], "chunks": i["rows"]} for n, i in infos.items()},
+            "unavailable": failed,
+            "counts": {"chunks": sum(i["rows"] for i in infos.values())},
+            "model": {"name": self.model, "backend": self.backend},
+            "fusion": {"rrf_k": self.fusion.get("rrf_k", 60.0), "weights": self.fusion_weights},
+        }
+
     def close(self) -> None:
+        self.closed = True
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class _Builds:
+    name: str
 
 
 def _corpus(stats: Mapping[str, Mapping[str, Any]]) -> tuple[CorpusStats, dict[str, int]]:
