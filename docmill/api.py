@@ -8,6 +8,7 @@ from typing import Literal, overload
 
 from docmill.index import HybridIndex, open_build
 from docmill.live import LiveIndex
+from indexers.build.shards import is_sharded
 from indexers.build.store import IndexStore
 from indexers.dense.embedder import Embedder
 
@@ -46,8 +47,13 @@ def open_index(
     folder with no build, another schema version, missing or resized files, or a model that is not
     available here. With ``follow`` the result is a `docmill.live.LiveIndex`: it searches like a
     HybridIndex and moves to each newly published build (checking CURRENT at most every
-    ``check_interval`` seconds), keeping its loaded model."""
+    ``check_interval`` seconds), keeping its loaded model. A sharded root (``docmill ingest
+    --shards N``) opens as a docmill.sharded.ShardedIndex, each shard following its CURRENT."""
     root = Path(path)
+    if is_sharded(root):  # ROOT/shards.json: shards searched as one corpus (docmill.sharded)
+        from docmill.sharded import open_sharded
+
+        return open_sharded(root, embedder, check_interval=check_interval)  # type: ignore[return-value]
     if follow:
         return LiveIndex(root, embedder, verify_checksums, check_interval=check_interval)
     return open_build(root, IndexStore(root).current_build(), embedder, verify_checksums)

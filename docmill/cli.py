@@ -41,6 +41,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         include=tuple(args.include),
         exclude=tuple(args.exclude),
     )
+    if args.shards:  # N ordinary index folders under --index and a root manifest (flows/shards.py)
+        from flows.shards import run_sharded_ingest
+
+        sharded = run_sharded_ingest(
+            args.sources, args.index, args.shards, config, full_rebuild=args.full_rebuild
+        )
+        print(json.dumps(sharded.to_json(), indent=1) if args.json else sharded.summary())
+        return EXIT_OK
     bars = _progress_bars(args)
     try:
         report = run_ingest(args.sources, args.index, config, progress=bars, full_rebuild=args.full_rebuild)
@@ -443,6 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("auto", "always", "never"),
         help="progress bars on stderr (files/s, stage, ETA): auto = on a terminal and without --json",
     )
+    p.add_argument("--shards", type=int, default=0, help="split into N shards by path hash (0: one index)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 

@@ -111,10 +111,12 @@ def discover(
     refs: dict[str, SourceRef] = {}
     for source in sources:
         root = Path(source)
+        keeps = getattr(source, "keeps", lambda rel: True)  # a shard's part (flows.shards.ShardSource)
         if not root.exists():
             raise FileNotFoundError(f"source {root} does not exist")
         if root.is_file():
-            refs[root.name] = SourceRef(root, root.name)
+            if keeps(root.name):
+                refs[root.name] = SourceRef(root, root.name)
             continue
         base = root.resolve().name or "root"
         for dirpath, dirnames, filenames in os.walk(root):
@@ -127,7 +129,7 @@ def discover(
                     continue
                 inner = path.relative_to(root).as_posix()
                 rel = f"{base}/{inner}"
-                if selected(inner, rel, include, exclude):
+                if selected(inner, rel, include, exclude) and keeps(rel):
                     refs[rel] = SourceRef(path, rel)
     return [refs[k] for k in sorted(refs)]
 

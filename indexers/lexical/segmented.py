@@ -18,6 +18,7 @@ those documents took from the statistics: re-tokenised once when they are masked
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections.abc import Mapping, Sequence
@@ -178,6 +179,27 @@ class Deletions:
         return cls(rows, dict(stats.get("df", {})), int(stats.get("length", 0)))
 
 
+@dataclass(frozen=True)
+class CorpusStats:
+    """What BM25 scores with when a build is one shard of a larger corpus: the live documents and
+    tokens of every shard's build, and ``key`` naming those builds (the weights computed with these
+    statistics are cached under it; the df of a query's terms travels with the query)."""
+
+    n_docs: int
+    total_length: int
+    key: str = ""
+
+
+def _length_norm(
+    lengths: npt.NDArray[np.integer[Any]], params: BM25Params, avgdl: float
+) -> npt.NDArray[np.float64]:
+    """k1 * (1 - b + b * |d| / avgdl) per document, as BM25Index computes it per posting."""
+    k1, b = params.k1, params.b
+    lengths = np.asarray(lengths, dtype=np.int64)
+    norm = k1 * (1 - b + b * lengths / avgdl) if avgdl > 0 else np.full(len(lengths), k1)
+    return np.asarray(norm, dtype=np.float64)
+
+
 class _Segment:
     """A loaded segment as the scorer reads it: postings, and what its masked documents took."""
 
@@ -235,11 +257,26 @@ class SegmentedBM25:
         ]
         total = sum(int(s.counts.doc_lengths.sum(dtype=np.int64)) - s.deleted_length for s in self._segments)
         self.avgdl = total / self.n_docs if self.n_docs else 0.0
-        k1, b = params.k1, params.b
+        self.total_length = total  # live tokens: a shard's part of a corpus's statistics
+        self.stats_docs = self.n_docs  # the N of idf: this build's, or a corpus's (for_corpus)
         for s in self._segments:  # per-document length norm, as BM25Index computes it per posting
-            lengths = np.asarray(s.counts.doc_lengths, dtype=np.int64)
-            norm = k1 * (1 - b + b * lengths / self.avgdl) if self.avgdl > 0 else np.full(s.n_local, k1)
-            s.norm = np.asarray(norm, dtype=np.float64)
+            s.norm = _length_norm(s.counts.doc_lengths, params, self.avgdl)
+
+    def for_corpus(self, corpus: CorpusStats) -> SegmentedBM25:
+        """This build scored as one shard of ``corpus``: N and the average length are the
+        corpus's, and a search takes the query terms' corpus df (``search(..., df=)``), so a
+        shard's scores are those of one index over the whole corpus. Shares the postings."""
+        twin = copy.copy(self)
+        twin.stats_docs = corpus.n_docs
+        twin.avgdl = corpus.total_length / corpus.n_docs if corpus.n_docs else 0.0
+        twin._stored = None  # stored weights hold this build's own statistics
+        twin._cache, twin._cached, twin._cache_lock = {}, 0, threading.Lock()
+        twin._segments = []
+        for segment in self._segments:
+            copied = copy.copy(segment)
+            copied.norm = _length_norm(segment.counts.doc_lengths, self.params, twin.avgdl)
+            twin._segments.append(copied)
+        return twin
 
     def _postings(
         self, query_tokens: Sequence[str]
@@ -275,7 +312,7 @@ class SegmentedBM25:
         if not postings:
             return np.zeros(self.n_docs, dtype=np.float32)
         dfs = np.fromiter((df for _, df, _ in postings.values()), dtype=np.int64, count=len(postings))
-        idfs = np.log1p((self.n_docs - dfs + 0.5) / (dfs + 0.5)).tolist()
+        idfs = np.log1p((self.stats_docs - dfs + 0.5) / (dfs + 0.5)).tolist()
         docs: list[list[npt.NDArray[np.int32]]] = [[] for _ in self._segments]
         term_weights: list[list[npt.NDArray[np.float32]]] = [[] for _ in self._segments]
         for (count, _, slices), idf in zip(postings.values(), idfs, strict=True):
@@ -342,27 +379,31 @@ class SegmentedBM25:
             if token not in postings or count == 0:
                 continue
             df = postings[token][1]
-            idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+            idf = np.log1p((self.stats_docs - df + 0.5) / (df + 0.5))
             total += float(idf * count * (k1 + 1) / (count + norm))
         return total
 
     def idf(self, term: str) -> float:
         df = self.document_frequencies([term])[term]
-        return float(np.log1p((self.n_docs - df + 0.5) / (df + 0.5)))
+        return float(np.log1p((self.stats_docs - df + 0.5) / (df + 0.5)))
 
     def coverage(self, query_tokens: Sequence[str], doc: int) -> float:
         """Share of the query's idf mass whose terms occur in row ``doc`` (BM25Index.coverage)."""
         return self.coverage_many(query_tokens, [doc])[0]
 
-    def coverage_many(self, query_tokens: Sequence[str], docs: Sequence[int]) -> list[float]:
+    def coverage_many(
+        self, query_tokens: Sequence[str], docs: Sequence[int], df: Mapping[str, int] | None = None
+    ) -> list[float]:
+        """``df``: the corpus df of the query's terms (a shard's; default: this build's)."""
         if not docs:
             return []
         unique = list(dict.fromkeys(query_tokens))
         if not unique:
             return [0.0] * len(docs)
         postings = self._postings(unique)
-        df = np.array([postings[t][1] if t in postings else 0 for t in unique], dtype=np.float64)
-        idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+        known = df if df is not None else {t: postings[t][1] for t in postings}
+        dfs = np.array([known.get(t, 0) for t in unique], dtype=np.float64)
+        idf = np.log1p((self.stats_docs - dfs + 0.5) / (dfs + 0.5))
         where, local = self.rows.locate(np.asarray(docs, dtype=np.int64))
         covered = np.zeros(len(docs), dtype=np.float64)
         for weight, term in zip(idf.tolist(), unique, strict=True):
@@ -382,12 +423,21 @@ class SegmentedBM25:
         return self.search(query_tokens, k, allowed).hits
 
     def search(
-        self, query_tokens: Sequence[str], k: int, allowed: npt.NDArray[np.bool_] | None = None
+        self,
+        query_tokens: Sequence[str],
+        k: int,
+        allowed: npt.NDArray[np.bool_] | None = None,
+        df: Mapping[str, int] | None = None,
     ) -> BM25Result:
-        """Top ``k`` (row, score) with score > 0, ties by row, and the live df of each query term."""
+        """Top ``k`` (row, score) with score > 0, ties by row, and the live df of each query term.
+        ``df``: the corpus df of the query's terms when this build is a shard (for_corpus)."""
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
         postings = self._postings(query_tokens)
+        if df is not None:  # a shard: idf from the corpus's df, postings from this build
+            postings = {
+                t: (count, int(df.get(t, own)), slices) for t, (count, own, slices) in postings.items()
+            }
         hits = top_hits(self._scores(postings), k, allowed, self.n_docs) if k else []
         return BM25Result(hits, _live_df(postings, query_tokens))
 

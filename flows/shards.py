@@ -1,0 +1,163 @@
+"""Sharded ingest: ``docmill ingest SRC --index ROOT --shards N``.
+
+The tree is split by a stable hash of each file's id (indexers.build.shards.shard_of); every shard
+is an ordinary index folder (ROOT/shards/00 ...) written by the in-process ingest
+(flows.pipeline.run_ingest), so each is incremental, locked and published as one index is. The
+root manifest (ROOT/shards.json) is written last, atomically. With a Dask ``client`` the shards'
+ingests run as tasks on its workers (one shard per task; each worker loads its own model).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flows.config import IngestConfig
+from flows.pipeline import IngestReport, discover, run_ingest
+from indexers.build.shards import RootManifest, ShardEntry, ShardsError, is_sharded, shard_of
+from indexers.build.store import IndexStore
+from indexers.dense.embedder import Embedder
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ShardSource:
+    """A source root seen by one shard: discover() keeps only the files whose id hashes to it."""
+
+    path: str
+    shard: int
+    shards: int
+
+    def __fspath__(self) -> str:
+        return self.path
+
+    def __str__(self) -> str:
+        return self.path
+
+    def keeps(self, rel_path: str) -> bool:
+        return shard_of(rel_path, self.shards) == self.shard
+
+
+@dataclass
+class ShardedReport:
+    root: str
+    shards: dict[str, IngestReport | None] = field(default_factory=dict)  # None: no file in the shard
+    seconds: float = 0.0
+
+    @property
+    def chunks(self) -> int:
+        return sum(r.chunks for r in self.shards.values() if r is not None)
+
+    def summary(self) -> str:
+        lines = []
+        for name, report in self.shards.items():
+            lines.append(f"shard {name}: {report.summary() if report else 'no files of the tree'}")
+        lines.append(
+            f"{len(self.shards)} shards, {self.chunks} chunks; {self.seconds:.1f} s; root {self.root}"
+        )
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        shards = {
+            n: (r.to_json() | {"documents": r.documents}) if r else None for n, r in self.shards.items()
+        }
+        return {"root": self.root, "chunks": self.chunks, "seconds": round(self.seconds, 3), "shards": shards}
+
+
+def plan_shards(root: Path, sources: Sequence[str | Path], count: int) -> RootManifest:
+    """The root manifest to fill: the existing one (same shard count), or a new one. A root that
+    is an ordinary index, or holds another number of shards, is refused (files would move)."""
+    names = [str(s) for s in sources]
+    if (root / "CURRENT").exists():
+        raise ShardsError(f"{root} is an ordinary (unsharded) index; shard into a new folder")
+    if not is_sharded(root):
+        return RootManifest.new(count, names)
+    manifest = RootManifest.read(root)
+    if len(manifest.shards) != count:
+        raise ShardsError(
+            f"{root} holds {len(manifest.shards)} shards, not {count}: every file would change shard; "
+            "ingest into a new folder to reshard"
+        )
+    manifest.sources = names
+    return manifest
+
+
+def shard_counts(sources: Sequence[str | Path], count: int) -> list[int]:
+    """Files of the tree per shard (what discover() will hand each shard's ingest)."""
+    counts = [0] * count
+    for ref in discover(sources):
+        counts[shard_of(ref.rel_path, count)] += 1
+    return counts
+
+
+def ingest_shard(
+    sources: Sequence[str],
+    folder: str,
+    shard: int,
+    shards: int,
+    config: IngestConfig,
+    embedder: Embedder | None = None,
+    full_rebuild: bool = False,
+) -> IngestReport:
+    """One shard's ingest (in this process, or as a Dask task)."""
+    picked = [ShardSource(os.fspath(s), shard, shards) for s in sources]
+    # discover() takes a ShardSource as the os.PathLike it is, and keeps only its files
+    return run_ingest(picked, folder, config, embedder=embedder, full_rebuild=full_rebuild)  # type: ignore[arg-type]
+
+
+def run_sharded_ingest(
+    sources: Sequence[str | Path],
+    root: str | Path,
+    shards: int,
+    config: IngestConfig | None = None,
+    embedder: Embedder | None = None,
+    full_rebuild: bool = False,
+    client: Any = None,
+) -> ShardedReport:
+    """Ingest ``sources`` into ``shards`` index folders under ``root`` and write the root manifest.
+    A shard none of whose files is in the tree is recorded with no build (its old builds, if any,
+    are no longer searched). Any shard's failure raises after the others finished; the root
+    manifest then still names the builds of the previous run."""
+    started = time.perf_counter()
+    root = Path(root)
+    config = config or IngestConfig()
+    manifest = plan_shards(root, sources, shards)
+    counts = shard_counts(sources, shards)
+    names = [str(s) for s in sources]
+    jobs = {i: (names, str(manifest.folder(root, e)), i, shards) for i, e in enumerate(manifest.shards)}
+    jobs = {i: job for i, job in jobs.items() if counts[i]}
+    reports: dict[int, IngestReport] = {}
+    if client is not None:  # one task per shard on the cluster's workers
+        futures = {
+            i: client.submit(
+                ingest_shard, *job, config, None, full_rebuild, key=f"ingest-shard-{i}", pure=False
+            )
+            for i, job in jobs.items()
+        }
+        reports = {i: future.result() for i, future in futures.items()}
+    else:
+        for i, job in jobs.items():
+            log.info("shard %s: %d files", manifest.shards[i].name, counts[i])
+            reports[i] = ingest_shard(*job, config, embedder, full_rebuild)
+    out = ShardedReport(str(root))
+    for i, entry in enumerate(manifest.shards):
+        report = reports.get(i)
+        _record(entry, report, manifest.folder(root, entry))
+        out.shards[entry.name] = report
+    manifest.write(root)
+    out.seconds = time.perf_counter() - started
+    return out
+
+
+def _record(entry: ShardEntry, report: IngestReport | None, folder: Path) -> None:
+    if report is None:
+        entry.build, entry.chunks, entry.documents = None, 0, 0
+        return
+    entry.build = report.build or IndexStore(folder).current_name()
+    entry.chunks, entry.documents = report.chunks, report.documents

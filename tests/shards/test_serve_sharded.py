@@ -1,0 +1,61 @@
+"""`docmill serve` over a sharded root: a real uvicorn on 127.0.0.1 serving docmill.serve's app over
+open_index(ROOT, follow=True); the JSON says whether every shard answered."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import pytest
+
+import docmill
+from docmill.serve import create_app
+
+pytestmark = pytest.mark.slow
+
+
+@contextmanager
+def running(app) -> Iterator[str]:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def test_serve_reports_partial_results_of_a_sharded_root(built_copy, embedder):
+    root = built_copy["root"]
+    index = docmill.open_index(root, embedder=embedder, follow=True)
+    for shard in index.shards.values():
+        shard.searcher.check_interval = 0.0
+    with running(create_app(index)) as url:
+        full = httpx.get(f"{url}/search", params={"q": "cache", "mode": "bm25"}).json()
+        assert full["hits"] and full["partial"] is False and set(full["shards"]) == {"00", "01", "02"}
+        assert httpx.get(f"{url}/index").json()["sharded"] is True
+        current = root / "shards" / "01" / "CURRENT"
+        good = current.read_text()
+        current.write_text("20990101T000000.000000-missing\n")
+        partial = httpx.get(f"{url}/search", params={"q": "cache", "mode": "bm25"})
+        assert partial.status_code == 200
+        body = partial.json()
+        assert body["partial"] is True and body["shards"]["01"] != "ok" and body["hits"]
+        assert "01=?" in httpx.get(f"{url}/health").json()["build"]
+        current.write_text(good)
+        assert httpx.get(f"{url}/search", params={"q": "cache", "mode": "bm25"}).json()["partial"] is False
