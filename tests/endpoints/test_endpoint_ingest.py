@@ -161,10 +161,10 @@ def test_search_falls_back_to_bm25_when_the_endpoint_is_down(tmp_path, notes_tre
 
 def test_serve_answers_200_with_the_reason_when_the_endpoint_is_down(tmp_path, notes_tree, peer):
     import httpx
-    from tests_endpoints_conftest import running  # type: ignore[import-not-found]
 
     from docmill.live import LiveIndex
     from docmill.serve import create_app
+    from tests.conftest import running
 
     index_dir = tmp_path / "idx"
     run_ingest([notes_tree], index_dir, config_for(peer.url))

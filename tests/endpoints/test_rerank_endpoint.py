@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
-from tests_endpoints_conftest import running  # type: ignore[import-not-found]
 
 from chunkers.model import Chunk
 from docmill.api import open_index
@@ -25,6 +24,7 @@ from docmill.hits import Hit
 from docmill.rerank_endpoint import EndpointReranker
 from flows.config import IngestConfig
 from flows.pipeline import run_ingest
+from tests.conftest import running
 
 QUERY = "如何在 Linux 上安装"
 TEXTS = [

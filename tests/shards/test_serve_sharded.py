@@ -3,41 +3,14 @@ open_index(ROOT, follow=True); the JSON says whether every shard answered."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import httpx
 import pytest
 
 import docmill
 from docmill.serve import create_app
+from tests.conftest import running
 
 pytestmark = pytest.mark.slow
-
-
-@contextmanager
-def running(app) -> Iterator[str]:
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
 
 
 def test_serve_reports_partial_results_of_a_sharded_root(built_copy, embedder):
