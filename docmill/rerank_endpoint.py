@@ -23,6 +23,7 @@ from typing import Any
 
 from docmill.hits import Hit
 from docmill.rerank import RerankFailed, _check_top_n, apply_scores
+from indexers.dense.http_retry import post_retrying
 
 API_KEY_ENVS = ("DOCMILL_RERANK_API_KEY", "COHERE_API_KEY")
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -105,28 +106,21 @@ class EndpointReranker:
                 self._client = httpx.Client(timeout=self.timeout, headers=headers)
             return self._client
 
-    def _post(self, body: dict[str, Any]) -> Any:
-        import httpx
+    def _count_request(self) -> None:
+        self.requests += 1
 
-        problem = ""
-        for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
-            self.requests += 1
-            try:
-                response = self._http().post(self.target, json=body)
-            except httpx.TimeoutException:
-                problem = f"no answer within {self.timeout:g} s"
-                continue
-            except httpx.TransportError as exc:
-                problem = f"cannot connect ({type(exc).__name__}: {exc})"
-                continue
-            except httpx.HTTPError as exc:  # anything else httpx raises: a failed request
-                problem = f"request failed ({type(exc).__name__}: {exc})"
-                continue
-            if response.status_code in RETRY_STATUS:
-                problem = f"HTTP {response.status_code}"
-                continue
+    def _post(self, body: dict[str, Any]) -> Any:
+        response, problem = post_retrying(
+            self._http(),
+            self.target,
+            body,
+            retries=self.retries,
+            backoff=self.backoff,
+            timeout=self.timeout,
+            retry_status=RETRY_STATUS,
+            on_attempt=self._count_request,
+        )
+        if response is not None:
             if response.status_code >= 400:
                 hint = " (set DOCMILL_RERANK_API_KEY)" if response.status_code in (401, 403) else ""
                 raise RerankFailed(f"{self.target} answered HTTP {response.status_code}{hint}")

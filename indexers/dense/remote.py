@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from indexers.dense.embedder import ModelUnavailable
+from indexers.dense.http_retry import post_retrying, server_message
 
 log = logging.getLogger(__name__)
 
@@ -36,8 +37,6 @@ API_KEY_ENVS = ("DOCMILL_EMBEDDING_API_KEY", "OPENAI_API_KEY")
 PROBE_TEXT = "docmill checks that the embedding endpoint still serves the model a build was made with."
 # A probe vector at least this close (cosine) to the recorded one is the same model.
 SAME_MODEL_COSINE = 0.99
-RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-MAX_RETRY_AFTER = 60.0
 
 
 class EndpointError(ModelUnavailable):
@@ -274,34 +273,24 @@ class RemoteEmbedder:
             raise
         return self._checked(vectors, len(texts))
 
-    def _post_with_retries(self, texts: list[str], kind: str) -> list[Any]:
-        import httpx
+    def _count_request(self) -> None:
+        with self._lock:
+            self.requests += 1
 
+    def _post_with_retries(self, texts: list[str], kind: str) -> list[Any]:
         body: dict[str, Any] = {"model": self.model_name, "input": texts, "encoding_format": "float"}
         if self.input_type:
             body["input_type"] = kind
-        problem, hinted = "", None
-        for attempt in range(self.retries + 1):
-            if attempt:  # exponential backoff, or what a 429's Retry-After asks for
-                time.sleep(hinted if hinted is not None else self.backoff * 2 ** (attempt - 1))
-            hinted = None
-            with self._lock:
-                self.requests += 1
-            try:
-                response = self._http().post(self.target, json=body)
-            except httpx.TimeoutException:
-                problem = f"no answer within {self.timeout:g} s"
-                continue
-            except httpx.TransportError as exc:
-                problem = f"cannot connect ({type(exc).__name__}: {exc})"
-                continue
-            except httpx.HTTPError as exc:  # anything else httpx raises: a failed request
-                problem = f"request failed ({type(exc).__name__}: {exc})"
-                continue
-            if response.status_code in RETRY_STATUS:
-                problem = f"HTTP {response.status_code}{_server_message(response)}"
-                hinted = _retry_after(response) if response.status_code == 429 else None
-                continue
+        response, problem = post_retrying(
+            self._http(),
+            self.target,
+            body,
+            retries=self.retries,
+            backoff=self.backoff,
+            timeout=self.timeout,
+            on_attempt=self._count_request,
+        )
+        if response is not None:
             return self._data(response, len(texts))
         raise EndpointUnreachable(
             f"embedding endpoint {self.target} failed after {self.retries + 1} attempts: {problem}"
@@ -312,17 +301,17 @@ class RemoteEmbedder:
         if status in (401, 403):
             raise EndpointAuthError(
                 f"embedding endpoint {self.target} refused the request (HTTP {status}"
-                f"{_server_message(response)}): set the API key in "
+                f"{server_message(response)}): set the API key in "
                 f"{' or '.join(API_KEY_ENVS)}"
             )
         if status == 404:
             raise EndpointError(
-                f"no embeddings at {self.target} (HTTP 404{_server_message(response)}): "
+                f"no embeddings at {self.target} (HTTP 404{server_message(response)}): "
                 "give the base URL of an OpenAI-compatible API, e.g. http://host:8000/v1"
             )
         if status >= 400:
             raise EndpointError(
-                f"embedding endpoint {self.target} answered HTTP {status}{_server_message(response)} "
+                f"embedding endpoint {self.target} answered HTTP {status}{server_message(response)} "
                 f"for model {self.model_name!r}"
             )
         try:
@@ -354,28 +343,6 @@ class RemoteEmbedder:
         if not np.isfinite(vectors).all() or (norms == 0).any():
             raise EndpointError(f"{self.target} returned a zero or non-finite vector")
         return np.ascontiguousarray(vectors / norms, dtype=np.float32)
-
-
-def _server_message(response: Any) -> str:
-    """``: <message>`` from an OpenAI-style error body (or the start of the text), if any."""
-    try:
-        body = response.json()
-        message = body.get("error", body) if isinstance(body, dict) else body
-        if isinstance(message, dict):
-            message = message.get("message", message)
-        text = str(message)
-    except ValueError:
-        text = response.text
-    text = " ".join(text.split())[:200]
-    return f": {text}" if text else ""
-
-
-def _retry_after(response: Any) -> float | None:
-    value = response.headers.get("retry-after")
-    try:
-        return min(max(float(value), 0.0), MAX_RETRY_AFTER) if value is not None else None
-    except ValueError:
-        return None
 
 
 def manifest_fields(embedder: RemoteEmbedder) -> dict[str, Any]:
