@@ -84,6 +84,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         filters=_filters(args.filter) or None,
         abstain=not args.no_abstain,
         probe=args.probe,
+        collapse=args.collapse,
     )
     if args.json:
         _print_json(result.to_json())
@@ -101,6 +102,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"    {text[:300]}{'...' if len(text) > 300 else ''}")
         if hit.used_by or hit.calls:
             print(f"    used by: {', '.join(hit.used_by) or '-'}; calls: {', '.join(hit.calls) or '-'}")
+        if hit.siblings:
+            print(f"    also here: {'; '.join(s.citation() for s in hit.siblings)}")
     return EXIT_OK
 
 
@@ -220,7 +223,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         "split": args.split,
         "queries": len(dataset.queries),
         "documents": sum(d.records for d in index.manifest.documents),
-        "modes": evaluate(index, dataset, modes, abstain=args.abstain),
+        "collapse": args.collapse,
+        "modes": evaluate(
+            index, dataset, modes, abstain=args.abstain, search_options={"collapse": args.collapse}
+        ),
     }
     if args.json:
         _print_json(report)
@@ -257,7 +263,9 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
     index = open_index(index_path)
     if args.max_queries:
         questions = questions[: args.max_queries]
-    summary, records = evaluate_questions(index, questions, modes, root=root)
+    summary, records = evaluate_questions(
+        index, questions, modes, root=root, search_options={"collapse": args.collapse}
+    )
     report = {
         "questions_file": str(args.queries or args.offtopic),
         "half": args.half,
@@ -265,6 +273,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
         "offtopic": sum(q.offtopic for q in questions),
         "index": str(index_path),
         "fusion": index.manifest.extra.get("fusion", {}),
+        "collapse": args.collapse,
         "modes": summary,
     }
     if args.report:
@@ -368,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="HNSW efSearch / IVF nprobe for the vector side (default: the build's, from its manifest)",
     )
+    _collapse_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_query)
 
@@ -440,9 +450,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="all-MiniLM-L6-v2")
     p.add_argument("--embedding-backend", default="torch", choices=BACKENDS)
     p.add_argument("--max-queries", type=int, default=0, help="evaluate only the first N queries (0: all)")
+    _collapse_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
     return parser
+
+
+def _collapse_option(p: argparse.ArgumentParser) -> None:
+    from indexers.ranking.collapse import DEFAULT_POLICY, POLICIES
+
+    p.add_argument(
+        "--collapse",
+        default=DEFAULT_POLICY,
+        choices=POLICIES,
+        help=f"one hit per PDF page / Markdown section / code symbol (section), page, document, "
+        f"or none (default {DEFAULT_POLICY})",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

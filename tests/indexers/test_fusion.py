@@ -37,3 +37,35 @@ def test_rrf_ties_break_on_best_single_rank_then_row():
 def test_rrf_rejects_negative_k():
     with pytest.raises(ValueError, match="rrf_k"):
         rrf({"a": [1]}, rrf_k=-1)
+
+
+def test_agreement_in_both_top_3_outranks_a_candidate_only_one_side_ranks():
+    from indexers.ranking.fusion import promote
+
+    # BM25 weighted down hard (a code corpus's coverage scaling): plain RRF puts row 9 (vector#1
+    # only) above row 5 (bm25#1 and vector#3); the agreement tier does not
+    rankings = {"bm25": [5, 1, 2], "vector": [9, 8, 5]}
+    plain = rrf(rankings, 10.0, {"bm25": 0.01, "vector": 1.0})
+    assert [f.row for f in plain][:2] == [9, 8]
+    lifted = promote(plain, ["bm25", "vector"])
+    assert lifted[0].row == 5 and lifted[0].evidence == "agree" and lifted[0].tier == -1
+    assert [f.row for f in lifted[1:3]] == [9, 8]  # the rest keep the fused order
+
+
+def test_exact_rows_are_lifted_and_others_keep_their_order():
+    from indexers.ranking.fusion import promote
+
+    plain = rrf({"bm25": [7, 1, 2, 3], "vector": [1, 2, 3, 4]})
+    assert plain[0].row != 7
+    lifted = promote(plain, ["bm25", "vector"], {7: "1040nr"})
+    tiers = [(f.row, f.evidence) for f in lifted if f.tier == -1]
+    assert (7, "exact:1040nr") in tiers and lifted[len(tiers)].row not in dict(tiers)
+
+
+def test_exact_looking_terms():
+    from indexers.ranking.fusion import exact_looking
+
+    assert exact_looking("Where is `Client.send` defined?") == ["Client.send"]
+    assert exact_looking("line 23b of form 1040NR") == ["23b", "1040NR"]
+    assert exact_looking("how do I add a progress bar") == []
+    assert exact_looking('what does "max_redirects" do') == ["max_redirects"]
