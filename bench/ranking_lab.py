@@ -9,9 +9,10 @@ as `docmill eval` does (docmill.eval.runner.evaluate_questions); the table gives
 MRR@10 per mode, question kind and half (fit, held). Exploration only: the figures that count are
 re-measured with `docmill eval` (docs/EVALUATION.md).
 
-Variants: ``base`` (no collapse, no tiers, the build's kind floor: the ranking before issue 22),
-``none``/``section``/``page``/``document`` (that collapse, tiers on, the build's floor), and any of
-them with ``+notiers`` (tiers off), ``+chunkfuse`` (fuse chunk ranks, not place ranks), ``+floor0`` /
+Variants: ``base`` (no collapse, no tiers, the kind floor a build of a mixed tree recorded: the
+ranking before issue 22), ``none``/``section``/``page``/``document`` (that collapse, tiers on, no
+kind floor), and any of
+them with ``+notiers`` (tiers off), ``+floor0`` /
 ``+floor3`` (kind floor forced).
 """
 
@@ -30,8 +31,7 @@ def configure(index: Any, variant: str) -> dict[str, Any]:
     """Set the index's knobs for ``variant``; the search options it needs."""
     name, *flags = variant.split("+")
     index.evidence_tiers = name != "base" and "notiers" not in flags
-    index.place_fusion = "chunkfuse" not in flags
-    index.kind_floor = None
+    index.kind_floor = 3 if name == "base" and index.manifest.extra.get("fusion", {}).get("kind_floor") else 0
     for flag in flags:
         if flag.startswith("floor"):
             index.kind_floor = int(flag[len("floor") :])

@@ -40,9 +40,9 @@ from indexers.ranking.abstain import AbstainModel, known_idf_share, lexical_evid
 from indexers.ranking.adjust import demote, kind_floor
 from indexers.ranking.calibrate import is_source_chunk
 from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
-from indexers.ranking.collapse import check_policy, place_ranks
+from indexers.ranking.collapse import check_policy
 from indexers.ranking.collapse import collapse as collapse_places
-from indexers.ranking.fusion import EXACT_DEPTH, EXACT_MAX_DF, Fused, exact_looking, promote, rrf, rrf_ranks
+from indexers.ranking.fusion import EXACT_DEPTH, EXACT_MAX_DF, Fused, exact_looking, promote, rrf
 
 # Code in test files: fused scores are multiplied by this in hybrid search (bench/code_questions.py,
 # docs/EVALUATION.md: tests of a function otherwise crowd out the function itself).
@@ -89,9 +89,11 @@ class HybridIndex:
             if d.parser == "code" and d.status == "indexed" and TEST_CODE_PATH.search(d.path)
         )
         self.graph_file = GraphFile(build, manifest)  # graph.jsonl, parsed on first use
-        self.kind_floor: int | None = None  # None: the build's (fusion_kind_floor)
+        # Experiments only (bench/ranking_lab.py): keep each kind's best place within this many
+        # hits in a mixed tree. Off: measured as noise on held halves (issue 22); builds no longer
+        # record it and a recorded "kind_floor" is not read.
+        self.kind_floor = 0
         self.evidence_tiers = True  # fusion.promote: agreement and exact rare terms lifted
-        self.place_fusion = True  # with a collapse: fuse each side's ranks of places (collapse.place_ranks)
 
     def embeddings(self) -> np.ndarray:
         """Every row's passage vector, float32 (rows, dim), from the segments' embeddings.npy
@@ -256,12 +258,6 @@ class HybridIndex:
         return dict(calibrated) if calibrated else {"bm25": 1.0, "vector": 1.0}
 
     @property
-    def fusion_kind_floor(self) -> int:
-        """Mixed docs + code trees: each kind's best candidate stays within this many hits
-        (0: off; indexers/calibrate.py)."""
-        return int(self.manifest.extra.get("fusion", {}).get("kind_floor", 0))
-
-    @property
     def fusion_coverage_power(self) -> float | None:
         """For code corpora: the BM25 weight of a query is (BM25 coverage of its top hit) ** this
         (indexers/calibrate.py); None where the stored weights apply as they are."""
@@ -332,17 +328,9 @@ class HybridIndex:
         factors: dict[int, float] = {}
         fused = len(results) > 1
         if fused:
-            policy = check_policy(collapse)
-            if policy != "none" and self.place_fusion:  # each side ranks places, not chunks
-                side_ranks = {
-                    name: place_ranks([r for r, _ in pairs], chunk_of, policy)
-                    for name, pairs in results.items()
-                }
-                ranking = rrf_ranks(side_ranks, rrf_k, weights)
-            else:
-                ranking = rrf(
-                    {name: [r for r, _ in pairs] for name, pairs in results.items()}, rrf_k, weights
-                )
+            # chunk ranks, not place ranks: fusing each side's ranks of places (a page's rank = its
+            # best chunk's among pages) lost code questions (docs/EVALUATION.md, issue 22)
+            ranking = rrf({name: [r for r, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
             if self.evidence_tiers:
                 ranking = promote(ranking, list(results), self._exact_rows(query, results.get("bm25"), df))
             if test_code_weight != 1.0 and self.test_code_paths:
@@ -356,7 +344,7 @@ class HybridIndex:
                 for name, pairs in results.items()
                 for rank, (row, score) in enumerate(pairs, start=1)
             ]
-        floor = self.kind_floor if self.kind_floor is not None else self.fusion_kind_floor
+        floor = self.kind_floor
         floored = fused and 1 < floor <= k  # fewer hits than the floor: the fused order stands
         # the floor may lift a place from below the first k, so it needs them all
         places = collapse_places(

@@ -80,13 +80,3 @@ def collapse(
                 places.append([item])
                 same_doc.append((chunk, places[-1]))
     return places
-
-
-def place_ranks(
-    rows: Sequence[int], chunk_of: Callable[[int], Chunk], policy: CollapsePolicy
-) -> dict[int, int]:
-    """One retriever's ranking of chunks read as a ranking of places: each row -> the 1-based rank
-    of its place (the order in which places first appear). Fusing these ranks compares places
-    with places: three chunks of one page do not push a fourth page's rank down by three."""
-    places = collapse(rows, chunk_of, policy, None)
-    return {row: rank for rank, place in enumerate(places, start=1) for row in place}
