@@ -32,7 +32,10 @@ def configure(index: Any, variant: str) -> dict[str, Any]:
     name, *flags = variant.split("+")
     index.evidence_tiers = name != "base" and "notiers" not in flags
     index.kind_floor = 3 if name == "base" and index.manifest.extra.get("fusion", {}).get("kind_floor") else 0
+    index.coverage_power_override = None
     for flag in flags:
+        if flag.startswith("cov"):
+            index.coverage_power_override = float(flag[len("cov") :])
         if flag.startswith("floor"):
             index.kind_floor = int(flag[len("floor") :])
     return {"collapse": "none" if name == "base" else name}

@@ -93,6 +93,7 @@ class HybridIndex:
         # hits in a mixed tree. Off: measured as noise on held halves (issue 22); builds no longer
         # record it and a recorded "kind_floor" is not read.
         self.kind_floor = 0
+        self.coverage_power_override: float | None = None  # experiments: per-query BM25 weights
         self.evidence_tiers = True  # fusion.promote: agreement and exact rare terms lifted
 
     def embeddings(self) -> np.ndarray:
@@ -273,6 +274,8 @@ class HybridIndex:
     ) -> dict[str, float]:
         """The stored weights, with the BM25 weight scaled per query where the build says so."""
         power = self.fusion_coverage_power
+        if power is None:
+            power = self.coverage_power_override
         if power is None:
             return weights
         coverage = self.bm25.coverage(self._terms(query), bm25_hits[0][0]) if bm25_hits else 0.0
