@@ -25,6 +25,7 @@ from typing import Any
 from docmill.api import open_index
 from docmill.eval.questions import load_questions, select_half
 from docmill.eval.runner import evaluate_questions
+from indexers.ranking import fusion
 
 
 def configure(index: Any, variant: str) -> dict[str, Any]:
@@ -33,6 +34,7 @@ def configure(index: Any, variant: str) -> dict[str, Any]:
     index.evidence_tiers = name != "base" and "notiers" not in flags
     index.kind_floor = 3 if name == "base" and index.manifest.extra.get("fusion", {}).get("kind_floor") else 0
     index.coverage_power_override = None
+    fusion.NAMES = "nonames" not in flags
     for flag in flags:
         if flag.startswith("cov"):
             index.coverage_power_override = float(flag[len("cov") :])

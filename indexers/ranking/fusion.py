@@ -8,8 +8,9 @@ below chunks both sides rank at middling depth when the vector side does not kno
 ``promote`` puts such candidates in a first tier, ordered among themselves by their fused score:
 
 - **agree**: in the top ``agree_depth`` of every side that answered;
-- **exact**: in BM25's top ``exact_depth`` and holding an exact-looking query term (with a digit,
-  ``_``, ``.``, an inner capital, or in backticks or quotes) that at most ``max_df`` chunks contain.
+- **exact**: BM25's top hit, when it holds an exact-looking query term (with a digit, ``_``, ``.``,
+  an inner capital, capitalised like a name, or in backticks or quotes) that at most
+  ``EXACT_MAX_DF`` chunks contain (the index checks the document frequency).
 """
 
 from __future__ import annotations
@@ -73,13 +74,19 @@ EXACT_MAX_DF = 3
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^'\s][^']*[^'\s])'")
 _RAW_TOKEN = re.compile(r"[^\s,;:!?()\[\]{}<>\"'`]+")
 _EXACT_LOOKING = re.compile(r"\d|_|\w\.\w|[a-z][A-Z]|[A-Z]{2,}|::|\(\)")
+_NAME = re.compile(r"^[A-Z][a-z]")  # a capitalised word: a name (or a sentence's first word)
+NAMES = True  # experiments (bench/ranking_lab.py +nonames)
 
 
 def exact_looking(query: str) -> list[str]:
     """The parts of ``query`` written like an identifier, a name with a digit or a number, or put
     in backticks or quotes: what a user copies from a document rather than paraphrases."""
     found = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
-    found += [t.strip(".") for t in _RAW_TOKEN.findall(query) if _EXACT_LOOKING.search(t.strip("."))]
+    found += [
+        t.strip(".")
+        for t in _RAW_TOKEN.findall(query)
+        if _EXACT_LOOKING.search(t.strip(".")) or (NAMES and _NAME.search(t))
+    ]
     return [t for t in dict.fromkeys(found) if t]
 
 
