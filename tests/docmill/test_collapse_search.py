@@ -101,3 +101,12 @@ def test_context_returns_the_whole_section_with_exact_citations(index):
     assert [c.id for c in small.chunks] == [hit.chunk.id]
     whole = index.context(hit, "document")
     assert "Giving up" in " ".join(c.citation() for c in whole.chunks)
+
+
+def test_a_live_index_gives_the_same_context(index):
+    live = docmill.open_index(index.root, follow=True, embedder=index.embedder)
+    try:
+        hit = live.search(QUERY, k=1, abstain=False).hits[0]
+        assert live.context(hit, "document").citations == index.context(hit, "document").citations
+    finally:
+        live.close()
