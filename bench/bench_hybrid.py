@@ -76,7 +76,7 @@ def stage_runner(index: Any, k: int = 10, fetch_k: int = 100) -> Callable[[str],
         index.abstain_model.reason(lexical, cosine)
         lap("abstain")
         ranking = rrf({n: [row for row, _ in pairs] for n, pairs in results.items()}, rrf_k, weights)
-        ranking = promote(ranking, list(results), index._exact_rows(query, bm25.hits, bm25.df))
+        ranking = promote(ranking, list(results), index._exact_rows(query, bm25.hits, bm25.df), weights)
         lap("fusion")
         index._rank(query, results, k, rrf_k, weights, 1.0, df=bm25.df)  # again + collapse + hydration
         lap("hydrate")

@@ -335,7 +335,8 @@ class HybridIndex:
             # best chunk's among pages) lost code questions (docs/EVALUATION.md, issue 22)
             ranking = rrf({name: [r for r, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
             if self.evidence_tiers:
-                ranking = promote(ranking, list(results), self._exact_rows(query, results.get("bm25"), df))
+                exact = self._exact_rows(query, results.get("bm25"), df)
+                ranking = promote(ranking, list(results), exact, weights)
             if test_code_weight != 1.0 and self.test_code_paths:
                 in_tests = self.test_code_paths
                 ranking, factors = demote(

@@ -1,13 +1,16 @@
 """Reciprocal Rank Fusion, and the evidence that lifts a candidate above it, as pure functions so
 the formulas are pinned by tests.
 
-Weighted RRF alone lets a candidate both retrievers rank high fall below one that a single side
-likes when the weights are skewed (a code corpus scales BM25 by its coverage, often near 0), and
-a chunk holding a rare exact term of the query (an identifier, a number: BM25 rank 1, df 1) sink
-below chunks both sides rank at middling depth when the vector side does not know the term.
+Weighted RRF alone can rank a candidate both retrievers put in their top 3 below candidates a
+single side puts first (a small rrf_k, unequal weights) or below two-sided candidates one side
+likes more, and lets a chunk holding a rare exact term of the query (an identifier, a number:
+BM25 rank 1, df 1) sink below chunks both sides rank at middling depth when the vector side does
+not know the term.
 ``promote`` puts such candidates in a first tier, ordered among themselves by their fused score:
 
-- **agree**: in the top ``agree_depth`` of every side that answered;
+- **agree**: in the top ``agree_depth`` of every side that answered, when both sides are weighted
+  comparably for the query (``voters``: on CoSQA, where BM25's per-query weight is its coverage
+  ** 4, BM25's top 3 is no evidence and lifting it lost nDCG);
 - **exact**: BM25's top hit, when it holds an exact-looking query term (with a digit, ``_``, ``.``,
   an inner capital, capitalised like a name, or in backticks or quotes) that at most
   ``EXACT_MAX_DF`` chunks contain (the index checks the document frequency).
@@ -67,6 +70,7 @@ def rrf_ranks(
 
 # A candidate in every side's top AGREE_DEPTH is lifted above those only one side ranks there.
 AGREE_DEPTH = 3
+AGREE_MIN_WEIGHT = 0.5
 # BM25's top EXACT_DEPTH chunks that hold an exact-looking query term found in at most
 # EXACT_MAX_DF chunks are lifted too.
 EXACT_DEPTH = 1
@@ -90,18 +94,31 @@ def exact_looking(query: str) -> list[str]:
     return [t for t in dict.fromkeys(found) if t]
 
 
+def voters(sides: Sequence[str], weights: Mapping[str, float] | None) -> list[str]:
+    """The sides whose agreement counts: weighted at least AGREE_MIN_WEIGHT of the heaviest for
+    this query. A side the build or the query weights far down (BM25 on a web-style question over
+    code: coverage ** 4) is not trusted alone, and not as a voter either."""
+    weights = weights or {}
+    top = max((float(weights.get(s, 1.0)) for s in sides), default=0.0)
+    return [s for s in sides if top > 0 and float(weights.get(s, 1.0)) >= AGREE_MIN_WEIGHT * top]
+
+
 def promote(
     ranking: Sequence[Fused],
     sides: Sequence[str],
     exact_rows: Mapping[int, str] | None = None,
-    agree_depth: int = AGREE_DEPTH,
+    weights: Mapping[str, float] | None = None,
+    agree_depth: int | None = None,
 ) -> list[Fused]:
-    """``ranking`` with the candidates every side in ``sides`` ranks within ``agree_depth`` and the
+    """``ranking`` with the candidates that every side in ``sides`` (at least two, each weighted at
+    least AGREE_MIN_WEIGHT of the heaviest: ``voters``) ranks within ``agree_depth`` and the
     ``exact_rows`` (row -> the rare exact term it holds) in a first tier; stable otherwise."""
     exact_rows = exact_rows or {}
+    depth = AGREE_DEPTH if agree_depth is None else agree_depth
+    counted = voters(sides, weights)
     out = []
     for item in ranking:
-        agreed = len(sides) > 1 and all(item.ranks.get(s, agree_depth + 1) <= agree_depth for s in sides)
+        agreed = len(counted) > 1 and all(item.ranks.get(s, depth + 1) <= depth for s in counted)
         if agreed:
             item = replace(item, tier=-1, evidence="agree")
         elif item.row in exact_rows:

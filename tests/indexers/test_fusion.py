@@ -42,14 +42,23 @@ def test_rrf_rejects_negative_k():
 def test_agreement_in_both_top_3_outranks_a_candidate_only_one_side_ranks():
     from indexers.ranking.fusion import promote
 
-    # BM25 weighted down hard (a code corpus's coverage scaling): plain RRF puts row 9 (vector#1
-    # only) above row 5 (bm25#1 and vector#3); the agreement tier does not
-    rankings = {"bm25": [5, 1, 2], "vector": [9, 8, 5]}
-    plain = rrf(rankings, 10.0, {"bm25": 0.01, "vector": 1.0})
-    assert [f.row for f in plain][:2] == [9, 8]
-    lifted = promote(plain, ["bm25", "vector"])
+    # rrf_k 0: plain RRF puts rows 1 and 9 (one side's #1 each) above row 5 (#3 on both sides)
+    rankings = {"bm25": [1, 2, 5], "vector": [9, 8, 5]}
+    plain = rrf(rankings, 0.0)
+    assert [f.row for f in plain][:3] == [1, 9, 5]
+    lifted = promote(plain, ["bm25", "vector"], weights={"bm25": 0.6, "vector": 1.0})
     assert lifted[0].row == 5 and lifted[0].evidence == "agree" and lifted[0].tier == -1
-    assert [f.row for f in lifted[1:3]] == [9, 8]  # the rest keep the fused order
+    assert [f.row for f in lifted[1:3]] == [1, 9]  # the rest keep the fused order
+
+
+def test_a_side_weighted_far_down_for_the_query_does_not_vote():
+    from indexers.ranking.fusion import promote, voters
+
+    rankings = {"bm25": [5, 1, 2], "vector": [9, 8, 5]}
+    weights = {"bm25": 0.01, "vector": 1.0}  # a code corpus: BM25 x coverage ** 4
+    plain = rrf(rankings, 10.0, weights)
+    assert voters(["bm25", "vector"], weights) == ["vector"]
+    assert [f.row for f in promote(plain, ["bm25", "vector"], weights=weights)] == [f.row for f in plain]
 
 
 def test_exact_rows_are_lifted_and_others_keep_their_order():
