@@ -44,7 +44,7 @@ STAGES = ("tokenize", "bm25", "readable", "embed", "faiss", "abstain", "fusion",
 def stage_runner(index: Any, k: int = 10, fetch_k: int = 100) -> Callable[[str], dict[str, float]]:
     """One query through the hybrid steps, each timed (ms); the results feed the next step as in
     HybridIndex.search."""
-    from indexers.ranking.fusion import rrf
+    from indexers.ranking.fusion import promote, rrf
 
     embedder = index.embedder
     weights = index.fusion_weights
@@ -76,11 +76,9 @@ def stage_runner(index: Any, k: int = 10, fetch_k: int = 100) -> Callable[[str],
         index.abstain_model.reason(lexical, cosine)
         lap("abstain")
         ranking = rrf({n: [row for row, _ in pairs] for n, pairs in results.items()}, rrf_k, weights)
-        floor = index.fusion_kind_floor
-        if 1 < floor <= k:
-            ranking = index._kind_floor(ranking, floor)
+        ranking = promote(ranking, list(results), index._exact_rows(query, bm25.hits, bm25.df), weights)
         lap("fusion")
-        index._fuse(results, k, rrf_k, weights, True, 1.0)  # fusion again + hydration
+        index._rank(query, results, k, rrf_k, weights, 1.0, df=bm25.df)  # again + collapse + hydration
         lap("hydrate")
         times["hydrate"] = max(0.0, times["hydrate"] - times["fusion"])
         return times

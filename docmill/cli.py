@@ -160,6 +160,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         probe=args.probe,
         rerank=_reranker(args),
         rerank_k=args.rerank_k,
+        collapse=args.collapse,
     )
     if args.json:
         _print_json(result.to_json())
@@ -181,6 +182,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"    {text[:300]}{'...' if len(text) > 300 else ''}")
         if hit.used_by or hit.calls:
             print(f"    used by: {', '.join(hit.used_by) or '-'}; calls: {', '.join(hit.calls) or '-'}")
+        if hit.siblings:
+            print(f"    also here: {'; '.join(s.citation() for s in hit.siblings)}")
     return EXIT_OK
 
 
@@ -302,7 +305,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         "split": args.split,
         "queries": len(dataset.queries),
         "documents": sum(d.records for d in index.manifest.documents),
-        "modes": evaluate(index, dataset, modes, abstain=args.abstain, search_options=options),
+        "collapse": args.collapse,
+        "modes": evaluate(
+            index, dataset, modes, abstain=args.abstain, search_options={**options, "collapse": args.collapse}
+        ),
         **({"rerank": args.rerank_url} if reranker else {}),
     }
     if args.json:
@@ -341,7 +347,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
     if args.max_queries:
         questions = questions[: args.max_queries]
     reranker = _reranker(args)
-    options = {"rerank": reranker} if reranker else None
+    options = {"rerank": reranker, "collapse": args.collapse} if reranker else {"collapse": args.collapse}
     summary, records = evaluate_questions(index, questions, modes, root=root, search_options=options)
     report = {
         "questions_file": str(args.queries or args.offtopic),
@@ -350,6 +356,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
         "offtopic": sum(q.offtopic for q in questions),
         "index": str(index_path),
         "fusion": index.manifest.extra.get("fusion", {}),
+        "collapse": args.collapse,
         "modes": summary,
     }
     if args.report:
@@ -480,6 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_rerank_options(p)
     p.add_argument("--rerank-k", type=int, default=30, help="fused hits sent to the reranker")
+    _collapse_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_query)
 
@@ -555,9 +563,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_endpoint_options(p)
     _add_rerank_options(p)
     p.add_argument("--max-queries", type=int, default=0, help="evaluate only the first N queries (0: all)")
+    _collapse_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
     return parser
+
+
+def _collapse_option(p: argparse.ArgumentParser) -> None:
+    from indexers.ranking.collapse import DEFAULT_POLICY, POLICIES
+
+    p.add_argument(
+        "--collapse",
+        default=DEFAULT_POLICY,
+        choices=POLICIES,
+        help=f"one hit per PDF page / Markdown section / code symbol (section), page, document, "
+        f"or none (default {DEFAULT_POLICY})",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

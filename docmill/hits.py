@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chunkers.model import Chunk
@@ -21,6 +21,15 @@ class Hit:
     # code hits, from the code graph: where the hit's symbol is called, and what it calls (a few)
     used_by: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
+    # chunks of the same place (page, section, symbol: indexers/ranking/collapse.py) that ranked
+    # below this one, best first; collapsed into this hit so k hits are k different places
+    siblings: tuple[Chunk, ...] = ()
+    row: int | None = None  # the chunk's row in the build it came from (HybridIndex.context reads around it)
+
+    @property
+    def place(self) -> str:
+        """The citation of the whole place: this chunk's, widened to its siblings' pages or lines."""
+        return place_citation(self.chunk, self.siblings)
 
     @property
     def citation(self) -> str:
@@ -46,7 +55,38 @@ class Hit:
             "ranks": {r: self.ranks.get(r) for r in RETRIEVERS},
             "scores": {r: self.scores.get(r) for r in RETRIEVERS},
             **({"used_by": list(self.used_by), "calls": list(self.calls)} if c.kind == "code" else {}),
+            "siblings": [sibling_json(s) for s in self.siblings],
         }
+
+
+def sibling_json(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "chunk_id": chunk.id,
+        "kind": chunk.kind,
+        "heading_path": list(chunk.heading_path),
+        "symbol": chunk.symbol,
+        "pages": list(chunk.pages) if chunk.pages else None,
+        "lines": list(chunk.lines) if chunk.lines else None,
+        "citation": chunk.citation(),
+    }
+
+
+def _span(ranges: list[tuple[int, int]]) -> tuple[int, int]:
+    return min(a for a, _ in ranges), max(b for _, b in ranges)
+
+
+def place_citation(chunk: Chunk, siblings: tuple[Chunk, ...]) -> str:
+    """``chunk.citation()`` with its page or line range widened to cover the siblings."""
+    if not siblings:
+        return chunk.citation()
+    chunks = (chunk, *siblings)
+    pages = [c.pages for c in chunks if c.pages]
+    lines = [c.lines for c in chunks if c.lines]
+    if chunk.pages and pages:
+        return replace(chunk, pages=_span(pages)).citation()
+    if chunk.lines and lines:
+        return replace(chunk, lines=_span(lines)).citation()
+    return chunk.citation()
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import heapq
 import re
 import threading
 from collections.abc import Mapping, Sequence
@@ -16,6 +15,7 @@ import numpy as np
 
 from docmill import filters as filtering
 from docmill.chunkstore import ChunkStore
+from docmill.context import Passage, enclosing
 from docmill.graph import GraphFile, References
 from docmill.hits import Hit, SearchResult, explain
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
@@ -38,8 +38,12 @@ from indexers.lexical.bm25 import BM25Params, BM25Result
 from indexers.lexical.segmented import SegmentedBM25
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking.abstain import AbstainModel, known_idf_share, lexical_evidence
+from indexers.ranking.adjust import demote, kind_floor
 from indexers.ranking.calibrate import is_source_chunk
-from indexers.ranking.fusion import Fused, rrf
+from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
+from indexers.ranking.collapse import check_policy
+from indexers.ranking.collapse import collapse as collapse_places
+from indexers.ranking.fusion import EXACT_DEPTH, EXACT_MAX_DF, Fused, exact_looking, promote, rrf
 
 # Vector mode on a query its model cannot read: its hits count when one of its top AGREE_VECTOR_K
 # is among BM25's top AGREE_BM25_K (HybridIndex._bm25_agrees).
@@ -89,6 +93,12 @@ class HybridIndex:
             if d.parser == "code" and d.status == "indexed" and TEST_CODE_PATH.search(d.path)
         )
         self.graph_file = GraphFile(build, manifest)  # graph.jsonl, parsed on first use
+        # Experiments only (bench/ranking_lab.py): keep each kind's best place within this many
+        # hits in a mixed tree. Off: measured as noise on held halves (issue 22); builds no longer
+        # record it and a recorded "kind_floor" is not read.
+        self.kind_floor = 0
+        self.coverage_power_override: float | None = None  # experiments: per-query BM25 weights
+        self.evidence_tiers = True  # fusion.promote: agreement and exact rare terms lifted
 
     def embeddings(self) -> np.ndarray:
         """Every row's passage vector, float32 (rows, dim), from the segments' embeddings.npy
@@ -158,6 +168,7 @@ class HybridIndex:
         rerank_k: int = 30,
         test_code_weight: float = TEST_CODE_WEIGHT,
         probe: int | None = None,
+        collapse: str = DEFAULT_COLLAPSE,
     ) -> SearchResult:
         """Top ``k`` hits for ``query``. ``filters`` (path glob, kind, language, pages, doc_id,
         metadata) restrict both retrievers before the cut; with ``abstain`` a query that matches
@@ -170,8 +181,12 @@ class HybridIndex:
         ``*.spec.ts`` ...) is multiplied by ``test_code_weight``: asked which function does
         something, the answer is rarely its test (1 turns this off). ``probe``: how much of an
         approximate vector index one query explores (HNSW efSearch, IVF nprobe; default: the
-        build's, ``vector_index.probe``); more is slower and closer to exact."""
+        build's, ``vector_index.probe``); more is slower and closer to exact. ``collapse``: what
+        counts as one place, so ``k`` hits are ``k`` places, each carrying its lower-ranked chunks
+        as ``siblings`` (``section``: a PDF page, a Markdown section, a code symbol; ``page``;
+        ``document``; ``none``: every chunk; indexers/ranking/collapse.py)."""
         mode = Mode.from_str(mode)
+        check_policy(collapse)
         if probe is not None and probe <= 0:
             raise ValueError(f"probe must be positive, got {probe}")
         if k <= 0 or fetch_k <= 0:
@@ -218,7 +233,7 @@ class HybridIndex:
         if explicit_weights is None and len(results) > 1:
             weights = self._query_weights(query, results["bm25"], weights, notes)
         depth = max(k, rerank_k) if rerank is not None else k
-        hits = self._fuse(results, depth, rrf_k, weights, len(results) > 1, test_code_weight)
+        hits = self._rank(query, results, depth, rrf_k, weights, test_code_weight, collapse, df)
         if rerank is not None:
             hits = rerank_or_fused(rerank, query, hits, k, notes)
         return SearchResult(
@@ -263,12 +278,6 @@ class HybridIndex:
         return dict(calibrated) if calibrated else {"bm25": 1.0, "vector": 1.0}
 
     @property
-    def fusion_kind_floor(self) -> int:
-        """Mixed docs + code trees: each kind's best candidate stays within this many hits
-        (0: off; indexers/calibrate.py)."""
-        return int(self.manifest.extra.get("fusion", {}).get("kind_floor", 0))
-
-    @property
     def fusion_coverage_power(self) -> float | None:
         """For code corpora: the BM25 weight of a query is (BM25 coverage of its top hit) ** this
         (indexers/calibrate.py); None where the stored weights apply as they are."""
@@ -284,6 +293,8 @@ class HybridIndex:
     ) -> dict[str, float]:
         """The stored weights, with the BM25 weight scaled per query where the build says so."""
         power = self.fusion_coverage_power
+        if power is None:
+            power = self.coverage_power_override
         if power is None:
             return weights
         coverage = self.bm25.coverage(self._terms(query), bm25_hits[0][0]) if bm25_hits else 0.0
@@ -347,93 +358,100 @@ class HybridIndex:
         )
         return lexical, (vector[0][1] if vector else None)
 
-    def _fuse(
+    def _rank(
         self,
+        query: str,
         results: Mapping[str, list[tuple[int, float]]],
         k: int,
         rrf_k: float,
         weights: Mapping[str, float] | None,
-        fused: bool,
         test_code_weight: float = 1.0,
+        collapse: str = DEFAULT_COLLAPSE,
+        df: Mapping[str, int] | None = None,
     ) -> list[Hit]:
-        if not fused:
-            return self._single(results, k)
+        """The top ``k`` places: fused (or one side's) ranking -> tiers and test-code demotion
+        (several sides) -> one hit per place (indexers/ranking/collapse.py) -> kind floor."""
+        chunk_of = functools.cache(self.chunks.__getitem__)
         raw = {name: dict(pairs) for name, pairs in results.items()}
-        ranking = rrf({name: [row for row, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
         factors: dict[int, float] = {}
-        if test_code_weight != 1.0 and self.test_code_paths:
-            ranking, factors = self._demote_test_code(ranking, k, test_code_weight)
-        floor = self.fusion_kind_floor
-        if 1 < floor <= k:  # fewer hits than the floor: the fused order stands
-            ranking = self._kind_floor(ranking, floor)
-        hits = []
-        for item in ranking[:k]:
-            ranks: dict[str, int | None] = {name: item.ranks.get(name) for name in ("bm25", "vector")}
-            scores: dict[str, float | None] = {
-                name: raw.get(name, {}).get(item.row) for name in ("bm25", "vector")
-            }
-            hits.append(
-                Hit(
-                    self.chunks[item.row],
-                    item.score,
-                    ranks,
-                    scores,
-                    explain(ranks, scores, item.score)
-                    + (f" test-code x{factors[item.row]:g}" if item.row in factors else ""),
+        fused = len(results) > 1
+        if fused:
+            # chunk ranks, not place ranks: fusing each side's ranks of places (a page's rank = its
+            # best chunk's among pages) lost code questions (docs/EVALUATION.md, issue 22)
+            ranking = rrf({name: [r for r, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
+            if self.evidence_tiers:
+                exact = self._exact_rows(query, results.get("bm25"), df)
+                ranking = promote(ranking, list(results), exact, weights)
+            if test_code_weight != 1.0 and self.test_code_paths:
+                in_tests = self.test_code_paths
+                ranking, factors = demote(
+                    ranking, len(ranking), test_code_weight, lambda row: chunk_of(row).path in in_tests
                 )
-            )
-        return hits
+        else:
+            ranking = [
+                Fused(row, score, {name: rank})
+                for name, pairs in results.items()
+                for rank, (row, score) in enumerate(pairs, start=1)
+            ]
+        floor = self.kind_floor
+        floored = fused and 1 < floor <= k  # fewer hits than the floor: the fused order stands
+        # the floor may lift a place from below the first k, so it needs them all
+        places = collapse_places(
+            ranking, lambda item: chunk_of(item.row), check_policy(collapse), None if floored else k
+        )
+        if floored:
+            places = kind_floor(places, floor, lambda place: is_source_chunk(chunk_of(place[0].row)))
+        return [self._hit(place, raw, fused, factors, chunk_of) for place in places[:k]]
 
-    def _single(self, results: Mapping[str, list[tuple[int, float]]], k: int) -> list[Hit]:
-        """One retriever answered: its own order and scores, the top ``k`` only (RRF over one
-        ranking is that ranking: a retriever lists a row once, best first)."""
-        hits = []
-        for name, pairs in results.items():
-            for rank, (row, score) in enumerate(pairs[:k], start=1):
-                ranks: dict[str, int | None] = {r: rank if r == name else None for r in ("bm25", "vector")}
-                scores: dict[str, float | None] = {
-                    r: score if r == name else None for r in ("bm25", "vector")
-                }
-                hits.append(Hit(self.chunks[row], score, ranks, scores, explain(ranks, scores, None)))
-        return hits
+    def _hit(
+        self,
+        place: Sequence[Fused],
+        raw: Mapping[str, Mapping[int, float]],
+        fused: bool,
+        factors: Mapping[int, float],
+        chunk_of: Any,
+    ) -> Hit:
+        item = place[0]
+        ranks: dict[str, int | None] = {name: item.ranks.get(name) for name in ("bm25", "vector")}
+        scores: dict[str, float | None] = {n: raw.get(n, {}).get(item.row) for n in ("bm25", "vector")}
+        text = explain(ranks, scores, item.score if fused else None)
+        if item.evidence:
+            text += f" {item.evidence}"
+        if item.row in factors:
+            text += f" test-code x{factors[item.row]:g}"
+        if len(place) > 1:
+            text += f" +{len(place) - 1} same place"
+        siblings = tuple(chunk_of(other.row) for other in place[1:])
+        return Hit(chunk_of(item.row), item.score, ranks, scores, text, siblings=siblings, row=item.row)
 
-    def _kind_floor(self, ranking: list[Fused], floor: int) -> list[Fused]:
-        """In a mixed docs + code tree: if the first ``floor`` fused hits are all source code or
-        all prose, the best candidate of the other kind moves up to position ``floor`` (the rest
-        keep their order). A where-is question keeps its code, a how-to question its page."""
-        head = [is_source_chunk(self.chunks[item.row]) for item in ranking[:floor]]
-        if len(head) < floor or len(set(head)) > 1:
-            return ranking
-        for i in range(floor, len(ranking)):
-            if is_source_chunk(self.chunks[ranking[i].row]) != head[0]:
-                return [*ranking[: floor - 1], ranking[i], *ranking[floor - 1 : i], *ranking[i + 1 :]]
-        return ranking
+    def _exact_rows(
+        self, query: str, bm25_hits: list[tuple[int, float]] | None, df: Mapping[str, int] | None
+    ) -> dict[int, str]:
+        """BM25's top EXACT_DEPTH rows holding an exact-looking query term (fusion.exact_looking)
+        that at most EXACT_MAX_DF chunks contain: row -> the term."""
+        if not bm25_hits or df is None:
+            return {}
+        rare = []
+        for token in exact_looking(query):
+            terms = self.tokenizer(token)
+            if terms and 0 < df.get(terms[0], 0) <= EXACT_MAX_DF:
+                rare.append(terms[0])
+        if not rare:
+            return {}
+        out: dict[int, str] = {}
+        for row, _ in bm25_hits[:EXACT_DEPTH]:
+            held = set(self.tokenizer(self.chunks[row].index_text))
+            found = [term for term in rare if term in held]
+            if found:
+                out[row] = found[0]
+        return out
 
-    def _demote_test_code(
-        self, ranking: list[Fused], k: int, weight: float
-    ) -> tuple[list[Fused], dict[int, float]]:
-        """Multiply the fused score of chunks of source files in test folders or named as tests
-        (``test_code_paths``, from the manifest) by ``weight`` and re-sort. Only
-        as many chunks are looked at as can still reach the top k (a raw score bounds every
-        demoted one below it)."""
-        adjusted: list[Fused] = []
-        factors: dict[int, float] = {}
-        best: list[float] = []  # min-heap of the k best adjusted scores so far
-        rest: list[Fused] = []
-        for i, item in enumerate(ranking):
-            if len(best) >= k and best[0] >= item.score:
-                rest = ranking[i:]
-                break
-            chunk = self.chunks[item.row]
-            if chunk.path in self.test_code_paths:
-                factors[item.row] = weight
-                item = dataclasses.replace(item, score=item.score * weight)
-            adjusted.append(item)
-            heapq.heappush(best, item.score)
-            if len(best) > k:
-                heapq.heappop(best)
-        order = sorted(adjusted, key=lambda f: (-f.score, min(f.ranks.values()), f.row))
-        return order + rest, factors
+    def context(self, hit: Hit, scope: str = "section", max_chars: int | None = None) -> Passage:
+        """The place around ``hit`` (small-to-big): every chunk of its document in the same
+        ``scope`` (``section``: its PDF page, Markdown section or code symbol; ``page``;
+        ``document``), in document order, each keeping its own citation; within ``max_chars`` the
+        chunks nearest the hit are kept. See docmill/context.py."""
+        return enclosing(self.chunks, hit, scope, max_chars)
 
     def references(self, name: str) -> References:
         """Definitions of ``name`` (``chat``, ``Client.chat`` or ``path::Client.chat``) and every

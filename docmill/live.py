@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docmill.hits import SearchResult
+from docmill.context import Passage
+from docmill.hits import Hit, SearchResult
 from docmill.index import HybridIndex, open_build
 from indexers.build.manifest import Manifest, ManifestError
 from indexers.build.store import IndexStore, NoIndex
@@ -124,6 +125,12 @@ class LiveIndex:
     def search_many(self, queries: Sequence[str], **options: Any) -> SearchResult:
         with self.acquire() as index:
             return index.search_many(queries, **options)
+
+    def context(self, hit: Hit, scope: str = "section", max_chars: int | None = None) -> Passage:
+        """HybridIndex.context on the current build (a hit from an earlier build: ValueError,
+        search again)."""
+        with self.acquire() as index:
+            return index.context(hit, scope, max_chars)
 
     def refresh(self, wait: bool = True) -> bool:
         """Switch to the build CURRENT names if it differs from ours and passes the checks; True

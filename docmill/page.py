@@ -98,9 +98,24 @@ def hit_html(rank: int, hit: Hit, terms: list[str]) -> str:
         f'<div class="hit" data-rank="{rank}" data-chunk="{html.escape(chunk.id)}">'
         f'<div class="citation">[{rank}] {html.escape(hit.citation)}</div>'
         f'<div class="meta">{html.escape(chunk.kind)}</div>{body}'
-        f"{graph_html(hit)}"
+        f"{graph_html(hit)}{siblings_html(hit)}"
         f'<div class="explain">{html.escape(hit.explain)}</div></div>'
     )
+
+
+def siblings_html(hit: Hit) -> str:
+    """The other chunks of the hit's place (collapsed into it), by their pages or lines."""
+    if not hit.siblings:
+        return ""
+    where = ", ".join(html.escape(_where(c.pages, c.lines, c.symbol)) for c in hit.siblings)
+    return f'<div class="siblings meta">also here: {where}</div>'
+
+
+def _where(pages: tuple[int, int] | None, lines: tuple[int, int] | None, symbol: str | None) -> str:
+    if pages:
+        return f"p. {pages[0]}" if pages[0] == pages[1] else f"pp. {pages[0]}-{pages[1]}"
+    span = f"L{lines[0]}-{lines[1]}" if lines else "chunk"
+    return f"{symbol} {span}" if symbol else span
 
 
 def graph_html(hit: Hit) -> str:

@@ -1,6 +1,6 @@
 """`docmill serve INDEX`: an HTTP face over `docmill.open_index(INDEX, follow=True)`.
 
-    GET  /search?q=&k=&mode=&filter=KEY=VALUE   the JSON of `docmill query --json` plus `build`
+    GET  /search?q=&k=&mode=&collapse=&filter=KEY=VALUE   the JSON of `docmill query --json` plus `build`
     POST /search  {"query": ..., "k": ..., "filters": {...}, "weights": {...}, ...}
     GET  /health   200 once the index is loaded (never needs the token)
     GET  /index    build, created, counts, model, fusion settings
@@ -35,6 +35,7 @@ from docmill import page
 from docmill.filters import from_pairs, validate
 from docmill.hits import SearchResult
 from docmill.live import LiveIndex
+from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 ModeName = Literal["hybrid", "bm25", "vector"]
+CollapseName = Literal["none", "section", "page", "document"]  # indexers/ranking/collapse.POLICIES
 Query_ = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]  # empty or blank: 400 from _run_search
 K = Annotated[int, Field(ge=1, le=MAX_K)]
 FetchK = Annotated[int, Field(ge=1, le=MAX_FETCH_K)]
@@ -85,6 +87,7 @@ class SearchBody(BaseModel):
     weights: dict[Literal["bm25", "vector"], Weight] | None = None
     filters: Filters | None = None
     abstain: bool = True
+    collapse: CollapseName = DEFAULT_COLLAPSE
 
 
 class BadRequest(ValueError):
@@ -267,6 +270,7 @@ def create_app(
         fetch_k: Annotated[int, Query(ge=1, le=MAX_FETCH_K)] = 100,
         rrf_k: Annotated[float | None, Query(gt=0, le=10_000, allow_inf_nan=False)] = None,
         abstain: bool = True,
+        collapse: Annotated[CollapseName, Query()] = DEFAULT_COLLAPSE,
         filter: Annotated[list[str], Query(max_length=MAX_FILTERS, description="KEY=VALUE")] = [],  # noqa: B006
     ) -> Response:
         try:
@@ -274,6 +278,7 @@ def create_app(
         except ValueError as exc:
             return _error(400, str(exc))
         options = {"k": k, "mode": mode, "fetch_k": fetch_k, "rrf_k": rrf_k, "abstain": abstain}
+        options["collapse"] = collapse
         return _answer(live, q, {**options, "filters": filters, **reranked})
 
     @app.post("/search")

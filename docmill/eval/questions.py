@@ -11,7 +11,9 @@ read, one JSON object a line:
 
 Scoring follows what a reader sees: a question answered by a whole page is scored on distinct
 pages in rank order (a page's rank is its best chunk's); a question answered by a line range,
-symbol or page number is scored on chunks. The fit/held split is by a hash of the question id,
+symbol or page number is scored on hits: a collapsed hit (indexers/ranking/collapse.py) answers
+it when its chunk does or one of its siblings that the hit's own citation covers does (a class
+hit citing L321-378 covers its method at L333-369). The fit/held split is by a hash of the question id,
 so it is stable however the file is ordered or extended.
 """
 
@@ -163,14 +165,34 @@ def select_half(questions: Iterable[Question], half: str) -> list[Question]:
     return [q for q in questions if half == "all" or q.half == half]
 
 
+def covered(lead: ChunkLike, siblings: Sequence[ChunkLike]) -> list[ChunkLike]:
+    """The siblings of a collapsed hit that its own citation covers (pages or lines within the
+    lead's): a class hit's method, a page's other chunks; not, under ``collapse="document"``, the
+    other pages of the file, which the hit does not cite."""
+
+    def within(inner: tuple[int, int] | None, outer: tuple[int, int] | None) -> bool:
+        return inner is not None and outer is not None and outer[0] <= inner[0] and inner[1] <= outer[1]
+
+    return [
+        s
+        for s in siblings
+        if s.path == lead.path and (within(s.pages, lead.pages) or within(s.lines, lead.lines))
+    ]
+
+
 def first_rank(
-    question: Question, chunks: Sequence[ChunkLike], root: str = "", depth: int = 10
+    question: Question,
+    chunks: Sequence[ChunkLike],
+    root: str = "",
+    depth: int = 10,
+    also: Sequence[Sequence[ChunkLike]] | None = None,
 ) -> int | None:
-    """1-based rank of the first relevant item within ``depth`` (pages or chunks, see above)."""
+    """1-based rank of the first relevant item within ``depth`` (pages or chunks, see above).
+    ``also[i]``: chunks that count as part of item ``i`` (a collapsed hit's ``covered`` siblings)."""
     page_level = all(r.page_level for r in question.relevant)
     seen: set[str] = set()
     rank = 0
-    for chunk in chunks:
+    for i, chunk in enumerate(chunks):
         if page_level:
             if chunk.path in seen:
                 continue
@@ -178,7 +200,8 @@ def first_rank(
         rank += 1
         if rank > depth:
             return None
-        if any(r.matches(chunk, root) for r in question.relevant):
+        candidates = [chunk, *(also[i] if also is not None else ())]
+        if any(r.matches(c, root) for r in question.relevant for c in candidates):
             return rank
     return None
 

@@ -87,7 +87,7 @@ def _markdown(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -
         f"{report['offtopic']} off-topic "
         f"({report['half']} half). Fusion stored by the build: method `{fusion.get('method')}`, "
         f"rrf_k {fusion.get('rrf_k')}, weights {fusion.get('weights')}"
-        + (f", kind floor {fusion['kind_floor']}" if fusion.get("kind_floor") else "")
+        + (f"; collapse `{report['collapse']}`" if report.get("collapse") else "")
         + ".",
         "",
         format_questions(report),

@@ -183,7 +183,7 @@ def evaluate_questions(
 ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """Each question searched as a user would (abstaining on), per mode: a summary per mode and
     question kind (docmill.eval.questions.Tally), and one record per question and mode for reports."""
-    from docmill.eval.questions import Tally, first_rank, tally_question
+    from docmill.eval.questions import Tally, covered, first_rank, tally_question
 
     tallies: dict[str, dict[str, Tally]] = {m: {} for m in modes}
     records: list[dict[str, Any]] = []
@@ -201,9 +201,9 @@ def evaluate_questions(
                 )
             else:
                 shown = result
-            rank = (
-                first_rank(question, [h.chunk for h in shown.hits], root) if not question.offtopic else None
-            )
+            also = [covered(h.chunk, h.siblings) for h in shown.hits]
+            chunks = [h.chunk for h in shown.hits]
+            rank = first_rank(question, chunks, root, also=also) if not question.offtopic else None
             tally_question(tallies[mode], question, rank, result.abstained)
             records.append(
                 {

@@ -43,6 +43,22 @@ def test_query_json_shape(cli_index, capsys):
     }
     assert set(hit["ranks"]) == {"bm25", "vector"}
     assert hit["path"] == "proj/src/cache.py"
+    assert isinstance(hit["siblings"], list)
+
+
+def test_query_collapse_option(cli_index, capsys):
+    assert (
+        main(["query", str(cli_index), "LRU cache eviction", "--k", "5", "--json", "--collapse", "none"]) == 0
+    )
+    flat = json.loads(capsys.readouterr().out)["hits"]
+    assert all(h["siblings"] == [] for h in flat)
+    assert main(["query", str(cli_index), "LRU cache eviction", "--k", "5", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    places = [(h["path"], (h["symbol"] or "").split(".")[0], tuple(h["heading_path"])) for h in hits]
+    assert len(places) == len(set(places))
+    # what collapsed into a hit is still there, as its siblings
+    ids = {h["chunk_id"] for h in hits} | {s["chunk_id"] for h in hits for s in h["siblings"]}
+    assert {h["chunk_id"] for h in flat[: len(hits)]} <= ids
 
 
 def test_query_and_inspect_also_take_the_index_as_an_option_like_ingest(cli_index, capsys):

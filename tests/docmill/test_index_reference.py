@@ -1,7 +1,9 @@
 """The public search call against a straightforward reference built from its parts: BM25Index.top_k,
 a flat FAISS search and RRF written out here. Pins that the fast paths of HybridIndex.search
 (issue 13: no fusion when one retriever answers, hydration of the k returned only, abstain
-evidence from what retrieval computed) return the same top-10, ids and scores, in every mode."""
+evidence from what retrieval computed) return the same top-10, ids and scores, in every mode.
+Chunk level (``collapse="none"``); hybrid puts the rows both sides rank in their top 3 first
+(indexers/ranking/fusion.py: the agreement tier), as written out here."""
 
 from __future__ import annotations
 
@@ -86,7 +88,9 @@ def reference(index, query, mode, weights=None, k=10, fetch_k=100):
         for rank, (row, _) in enumerate(pairs, start=1):
             score[row] = score.get(row, 0.0) + weights[name] / (rrf_k + rank)
             best_rank[row] = min(best_rank.get(row, rank), rank)
-    order = sorted(score, key=lambda row: (-score[row], best_rank[row], row))[:k]
+    top3 = [{row for row, _ in pairs[:3]} for pairs in (bm25, vector)]
+    agreed = top3[0] & top3[1]
+    order = sorted(score, key=lambda row: (row not in agreed, -score[row], best_rank[row], row))[:k]
     return [(index.chunks[row].id, score[row]) for row in order]
 
 
@@ -101,9 +105,9 @@ def reference(index, query, mode, weights=None, k=10, fetch_k=100):
     ],
 )
 def test_search_returns_the_reference_top_10_in_every_mode(index, mode, weights):
-    assert index.fusion_kind_floor == 0 and index.fusion_coverage_power is None  # plain RRF here
+    assert index.fusion_coverage_power is None  # plain RRF here
     for query in QUERIES:
-        result = index.search(query, k=10, mode=mode, weights=weights, abstain=False)
+        result = index.search(query, k=10, mode=mode, weights=weights, abstain=False, collapse="none")
         got = [(hit.chunk.id, hit.score) for hit in result.hits]
         want = reference(index, query, mode, weights)
         assert [chunk_id for chunk_id, _ in got] == [chunk_id for chunk_id, _ in want], query
@@ -114,7 +118,7 @@ def test_search_returns_the_reference_top_10_in_every_mode(index, mode, weights)
 @pytest.mark.parametrize("mode", ["bm25", "vector"])
 def test_single_retriever_hits_carry_their_rank_and_score(index, mode):
     other = "vector" if mode == "bm25" else "bm25"
-    hits = index.search(QUERIES[0], k=10, mode=mode, abstain=False).hits
+    hits = index.search(QUERIES[0], k=10, mode=mode, abstain=False, collapse="none").hits
     assert [hit.ranks for hit in hits] == [{mode: i, other: None} for i in range(1, len(hits) + 1)]
     assert all(hit.scores == {mode: hit.score, other: None} for hit in hits)
     assert hits[0].explain.startswith(("bm25#1(", "vec#1("))

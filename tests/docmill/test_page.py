@@ -161,3 +161,25 @@ def test_the_page_follows_a_publish(browser, site, publish_generation):
     hits = _open(browser, site, q="generation marker quokka")
     assert "marker2" in hits[0].text
     assert build in browser.find_element(By.CSS_SELECTOR, "main .meta").text
+
+
+def test_a_collapsed_hit_lists_its_siblings_pages_and_lines():
+    from chunkers.model import Chunk
+    from docmill.hits import Hit
+
+    def chunk(cid, **where):
+        return Chunk(cid, "r.pdf", "r.pdf", "text", f"text {cid}", f"text {cid}", **where)
+
+    lead = chunk("a", pages=(2, 2))
+    hit = Hit(
+        lead,
+        0.03,
+        {},
+        {},
+        "vec#1(0.50) +2 same place",
+        siblings=(chunk("b", pages=(2, 2)), chunk("c", pages=(2, 3))),
+    )
+    html = page.hit_html(1, hit, [])
+    assert 'class="siblings meta">also here: p. 2, pp. 2-3</div>' in html
+    assert hit.place == "r.pdf (pp. 2-3)"
+    assert "siblings" not in page.hit_html(1, Hit(lead, 0.03, {}, {}, ""), [])

@@ -47,6 +47,20 @@ def test_post_search_takes_the_fields_of_search(server):
     assert all(h["ranks"]["vector"] is None for h in response.json()["hits"])
 
 
+def test_collapse_is_a_get_param_and_a_post_field(server, live):
+    for collapse in ("none", "document"):
+        expected = live.search(QUERY, k=5, collapse=collapse, abstain=False).to_json()["hits"]
+        got = _get(server, k=5, collapse=collapse, abstain="false").json()["hits"]
+        posted = httpx.post(
+            f"{server}/search",
+            json={"query": QUERY, "k": 5, "collapse": collapse, "abstain": False},
+            timeout=30,
+        ).json()["hits"]
+        assert got == posted == expected
+    paths = [h["path"] for h in got]
+    assert len(paths) == len(set(paths))  # document: one hit per file
+
+
 def test_health_and_index_describe_the_loaded_build(server, live):
     health = httpx.get(f"{server}/health")
     assert health.status_code == 200 and health.json()["build"] == live.build_name
@@ -152,6 +166,7 @@ BAD_GETS = [
     ({"filter": "pages=5-2"}, 400, "filter 'pages' takes (first, last)"),
     ({"filter": "colour=red"}, 400, "unknown filter(s) colour"),
     ({"filter": "kind=image"}, 400, "unknown kind 'image' in filter 'kind'; expected any of: text, table"),
+    ({"collapse": "chapter"}, 422, "collapse: Input should be 'none', 'section', 'page' or 'document'"),
 ]
 
 
@@ -176,6 +191,7 @@ BAD_POSTS = [
     (json.dumps({"query": QUERY, "filters": {"kind": ["text", "pdf"]}}).encode(), 400, "unknown kind 'pdf'"),
     (json.dumps({"query": QUERY, "weights": {"bm25": -1}}).encode(), 422, "greater than or equal to 0"),
     (json.dumps({"query": QUERY, "k": 10**6}).encode(), 422, "less than or equal to 100"),
+    (json.dumps({"query": QUERY, "collapse": "all"}).encode(), 422, "collapse: Input should be 'none'"),
     (json.dumps({"query": QUERY, "pad": "x" * MAX_BODY_BYTES}).encode(), 413, "request body over"),
 ]
 

@@ -37,3 +37,47 @@ def test_rrf_ties_break_on_best_single_rank_then_row():
 def test_rrf_rejects_negative_k():
     with pytest.raises(ValueError, match="rrf_k"):
         rrf({"a": [1]}, rrf_k=-1)
+
+
+def test_agreement_in_both_top_3_outranks_a_candidate_only_one_side_ranks():
+    from indexers.ranking.fusion import promote
+
+    # rrf_k 0: plain RRF puts rows 1 and 9 (one side's #1 each) above row 5 (#3 on both sides)
+    rankings = {"bm25": [1, 2, 5], "vector": [9, 8, 5]}
+    plain = rrf(rankings, 0.0)
+    assert [f.row for f in plain][:3] == [1, 9, 5]
+    lifted = promote(plain, ["bm25", "vector"], weights={"bm25": 0.6, "vector": 1.0})
+    assert lifted[0].row == 5 and lifted[0].evidence == "agree" and lifted[0].tier == -1
+    assert [f.row for f in lifted[1:3]] == [1, 9]  # the rest keep the fused order
+
+
+def test_a_side_weighted_far_down_for_the_query_does_not_vote():
+    from indexers.ranking.fusion import promote, voters
+
+    rankings = {"bm25": [5, 1, 2], "vector": [9, 8, 5]}
+    weights = {"bm25": 0.01, "vector": 1.0}  # a code corpus: BM25 x coverage ** 4
+    plain = rrf(rankings, 10.0, weights)
+    assert voters(["bm25", "vector"], weights) == ["vector"]
+    assert [f.row for f in promote(plain, ["bm25", "vector"], weights=weights)] == [f.row for f in plain]
+
+
+def test_exact_rows_are_lifted_and_others_keep_their_order():
+    from indexers.ranking.fusion import promote
+
+    plain = rrf({"bm25": [7, 1, 2, 3], "vector": [1, 2, 3, 4]})
+    assert plain[0].row != 7
+    lifted = promote(plain, ["bm25", "vector"], {7: "1040nr"})
+    tiers = [(f.row, f.evidence) for f in lifted if f.tier == -1]
+    assert (7, "exact:1040nr") in tiers and lifted[len(tiers)].row not in dict(tiers)
+
+
+def test_exact_looking_terms():
+    from indexers.ranking.fusion import exact_looking
+
+    # a capitalised word may be a name; the document-frequency cut (at most EXACT_MAX_DF chunks)
+    # drops the sentence-initial ones
+    assert exact_looking("Where is `Client.send` defined?") == ["Client.send", "Where"]
+    assert exact_looking("Ecolab contribution amount and date") == ["Ecolab"]
+    assert exact_looking("line 23b of form 1040NR") == ["23b", "1040NR"]
+    assert exact_looking("how do I add a progress bar") == []
+    assert exact_looking('what does "max_redirects" do') == ["max_redirects"]

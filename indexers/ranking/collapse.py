@@ -1,0 +1,82 @@
+"""One hit per place: a ranked list of chunks -> a ranked list of places, each led by its best chunk.
+
+A search over chunks repeats itself: three chunks of one PDF page, a class's chunk and its
+method's chunk (the class chunk's lines enclose the method's), two halves of a long Markdown
+section. A reader wants k different places. ``collapse`` walks the ranking best first; a chunk
+that lies in the same place as an earlier kept hit joins it as a sibling (its lines or pages stay
+available to the caller), any other chunk opens a new hit, until ``k`` hits are open (later
+candidates may still join them as siblings).
+
+Policies (what "the same place" means):
+
+- ``none``: every chunk is its own place.
+- ``section``: a PDF chunk: the same document and overlapping pages (a PDF's page is its smallest
+  citable place); a code chunk: the same file and the same symbol or overlapping lines (a class
+  and its method; the parts of a long function); any other chunk: the same document and heading
+  path (a Markdown section; a document without headings is one section).
+- ``page``: PDF chunks by page as above; any other document is one page.
+- ``document``: one hit per document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal, TypeVar
+
+from chunkers.model import Chunk
+
+CollapsePolicy = Literal["none", "section", "page", "document"]
+POLICIES: tuple[str, ...] = ("none", "section", "page", "document")
+DEFAULT_POLICY: CollapsePolicy = "section"
+
+T = TypeVar("T")
+
+
+def check_policy(policy: str) -> CollapsePolicy:
+    if policy not in POLICIES:
+        raise ValueError(f"unknown collapse {policy!r}; expected one of: {', '.join(POLICIES)}")
+    return policy  # type: ignore[return-value]
+
+
+def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    return a is not None and b is not None and a[0] <= b[1] and b[0] <= a[1]
+
+
+def same_place(lead: Chunk, other: Chunk, policy: CollapsePolicy) -> bool:
+    """Whether ``other`` lies in the place that the hit led by ``lead`` cites."""
+    if policy == "none" or lead.doc_id != other.doc_id:
+        return False
+    if policy == "document":
+        return True
+    if lead.pages or other.pages:  # PDF (or any paged document): by page
+        return _overlap(lead.pages, other.pages)
+    if policy == "page":
+        return True
+    if lead.kind == "code" and other.kind == "code" and (lead.symbol or other.symbol):
+        return lead.symbol == other.symbol or _overlap(lead.lines, other.lines)
+    return lead.heading_path == other.heading_path
+
+
+def collapse(
+    items: Sequence[T], chunk_of: Callable[[T], Chunk], policy: CollapsePolicy, k: int | None
+) -> list[list[T]]:
+    """``items`` (best first) grouped into at most ``k`` places (None: all), each a list whose
+    first member leads. Deterministic: the order of ``items`` decides everything."""
+    check_policy(policy)
+    limit = len(items) if k is None else k
+    if policy == "none":
+        return [[item] for item in items[:limit]]
+    places: list[list[T]] = []
+    by_doc: dict[str, list[tuple[Chunk, list[T]]]] = {}  # a document's places, with their leads
+    for item in items:
+        chunk = chunk_of(item)
+        same_doc = by_doc.setdefault(chunk.doc_id, [])
+        for lead, place in same_doc:
+            if same_place(lead, chunk, policy):
+                place.append(item)
+                break
+        else:
+            if len(places) < limit:
+                places.append([item])
+                same_doc.append((chunk, places[-1]))
+    return places
