@@ -33,6 +33,7 @@ from typing import Any
 from docmill import filters as filtering
 from docmill.hits import Hit, SearchResult, explain
 from docmill.index import TEST_CODE_WEIGHT, Mode
+from docmill.rerank import rerank_or_fused
 from docmill.shard_clients import LocalShard, RemoteShard, ShardStarting
 from docmill.shard_host import ShardSearcher
 from indexers.build.shards import RootManifest, ShardsError
@@ -40,6 +41,9 @@ from indexers.dense.embedder import MAX_QUERY_UNKNOWN_SHARE, Embedder, model_can
 from indexers.lexical.segmented import CorpusStats
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking.abstain import AbstainModel, known_idf_share
+from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
+from indexers.ranking.collapse import check_policy
+from indexers.ranking.collapse import collapse as collapse_places
 from indexers.ranking.fusion import Fused, rrf
 
 ROW_BITS = 40  # a corpus row: shard index << ROW_BITS | the shard's row
@@ -62,6 +66,10 @@ class ShardedResult(SearchResult):
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "partial": self.partial, "shards": dict(self.shards)}
+
+
+# candidates fetched per hit asked for when hits are collapsed into places
+COLLAPSE_DEPTH = 4
 
 
 class ShardedIndex:
@@ -145,6 +153,9 @@ class ShardedIndex:
         test_code_weight: float = TEST_CODE_WEIGHT,
         probe: int | None = None,
         timeout: float | None = None,
+        collapse: str = DEFAULT_COLLAPSE,
+        rerank: Any = None,
+        rerank_k: int = 30,
     ) -> ShardedResult:
         """HybridIndex.search over every shard (see the module docstring); ``timeout``: seconds
         (default: the index's) each round waits for the shards; those that have not answered
@@ -191,9 +202,16 @@ class ShardedIndex:
             return ShardedResult([], True, reason, notes, confidence, shards=status)
         if explicit is None and len(results) > 1:
             weights = self._query_weights(terms, results["bm25"], weights, corpus, df, timeout, notes)
-        ranking, demoted = self._rank(results, answers, rrf_k, weights, test_code_weight, k)
-        hits, failed = self._hits(ranking[:k], results, answers, timeout, demoted, test_code_weight)
+        policy = check_policy(collapse)
+        depth = max(k, rerank_k if rerank is not None else k)
+        ranking, demoted = self._rank(results, answers, rrf_k, weights, test_code_weight, depth)
+        # collapse needs the places below the first k: a page's other chunks join its lead
+        top = ranking[: depth if policy == "none" else COLLAPSE_DEPTH * depth]
+        hits, failed = self._hits(top, results, answers, timeout, demoted, test_code_weight)
         status.update(failed)
+        places = collapse_places(hits, lambda hit: hit.chunk, policy, depth)
+        hits = [dataclasses.replace(p[0], siblings=tuple(h.chunk for h in p[1:])) for p in places]
+        hits = rerank_or_fused(rerank, query, hits, k, notes) if rerank is not None else hits[:k]
         return ShardedResult(hits, notes=notes, confidence=confidence, shards=status)
 
     def _kind_floor(self) -> int:
