@@ -29,6 +29,7 @@ from indexers.dense.embedder import (
     Embedder,
     ModelUnavailable,
     load_faiss,
+    make_embedder,
     model_available,
     model_can_read,
 )
@@ -121,7 +122,7 @@ class HybridIndex:
         with self._lock:
             if self._embedder is None:
                 model = self.manifest.embedding["model"]
-                self._embedder = Embedder(model, backend=self.manifest.embedding_backend)
+                self._embedder = make_embedder(model, backend=self.manifest.embedding_backend)
             return self._embedder
 
     def query_unknown_share(self, query: str) -> float:
@@ -135,7 +136,7 @@ class HybridIndex:
     def _vector(
         self, query: str, fetch_k: int, allowed: np.ndarray | None, probe: int | None = None
     ) -> list[tuple[int, float]]:
-        vector = self.embedder.encode([query])[0]
+        vector = self.embedder.encode_query(query)
         return self.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
 
     def search(

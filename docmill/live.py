@@ -27,7 +27,7 @@ from docmill.hits import SearchResult
 from docmill.index import HybridIndex, open_build
 from indexers.build.manifest import Manifest, ManifestError
 from indexers.build.store import IndexStore, NoIndex
-from indexers.dense.embedder import Embedder, ModelUnavailable, model_available
+from indexers.dense.embedder import Embedder, ModelUnavailable, make_embedder, model_available
 
 log = logging.getLogger(__name__)
 
@@ -226,4 +226,4 @@ def _embedder_for(root: Path, manifest: Manifest) -> Embedder:
     model = manifest.embedding.get("model")
     if not model or not model_available(model):
         raise ModelUnavailable(f"index {root} was embedded with model {model!r}, which is not available here")
-    return Embedder(model, backend=manifest.embedding_backend)
+    return make_embedder(model, backend=manifest.embedding_backend)

@@ -193,7 +193,9 @@ def fusion_for_build(
             "reason": "no embedder to calibrate",
             "abstain": calibrate_abstain(chunks, bm25, tokenizer, None, None),
         }
-    result = calibrate_fusion(chunks, bm25, tokenizer, vectors, embedder.encode)
+    result = calibrate_fusion(
+        chunks, bm25, tokenizer, vectors, embedder.encode_queries, encode_passages=embedder.encode
+    )
     result["unknown_token_share"] = corpus_unknown_share(chunks, embedder)
     model_tokenizer = embedder.tokenizer()
     result["abstain"] = calibrate_abstain(
@@ -201,7 +203,7 @@ def fusion_for_build(
         bm25,
         tokenizer,
         vectors,
-        embedder.encode,
+        embedder.encode_queries,
         readable=lambda text: model_can_read(model_tokenizer, text),
     )
     return result

@@ -194,9 +194,12 @@ def calibrate_fusion(
     fetch_k: int = 100,
     min_queries: int = 30,
     seed: int = 0,
+    encode_passages: Callable[[list[str]], np.ndarray] | None = None,
 ) -> dict[str, Any]:
     """The fusion settings for this corpus, with the evidence; default weights when the corpus is
-    too small to say (fewer than ``min_queries`` pseudo-queries)."""
+    too small to say (fewer than ``min_queries`` pseudo-queries). ``encode`` embeds queries,
+    ``encode_passages`` passages (the held-out rest of a chunk; default ``encode``: the same for
+    symmetric models, not for e5's query:/passage: prefixes)."""
     share = language_share(chunks, tokenize, seed=seed)
     sources = source_share(chunks)
     mixed = MIXED_MIN_SHARE <= sources <= 1 - MIXED_MIN_SHARE
@@ -226,7 +229,7 @@ def calibrate_fusion(
         result.update(weights={"bm25": 1.0, "vector": 1.0}, reason=f"only {len(queries)} pseudo-queries")
         return result
     query_vecs = encode([q.query for q in queries])
-    remainder_vecs = encode([q.remainder for q in queries])
+    remainder_vecs = (encode_passages or encode)([q.remainder for q in queries])
     rr: dict[str, list[float]] = {"bm25": [], "vector": []}
     settings = [(k, w) for k in RRF_K_GRID for w in WEIGHT_GRID]
     fused_rr: dict[tuple[float, float], list[float]] = {setting: [] for setting in settings}
