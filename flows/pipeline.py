@@ -29,7 +29,7 @@ from indexers.build.segments import segment_infos
 from indexers.build.segments import write_chunks as write_chunks
 from indexers.build.store import IndexStore
 from indexers.dense import ann, model_choice
-from indexers.dense.embedder import Embedder
+from indexers.dense.embedder import Embedder, backend_for
 from indexers.dense.model_choice import AUTO_MODEL
 from indexers.ranking.calibrate import VERSION as CALIBRATION_VERSION
 from parsers.guard import parse_with_limits
@@ -204,10 +204,13 @@ def keep_model(
     config: IngestConfig, previous: incremental.PreviousBuild | None, full_rebuild: bool
 ) -> IngestConfig:
     """Model "auto" on an index with a current build: that build's model (an incremental run never
-    switches models; --full-rebuild decides again). Any other config is returned as it is."""
+    switches models; --full-rebuild decides again), on its backend unless another than the default
+    was asked for. Any other config is returned as it is."""
     if config.model != AUTO_MODEL or previous is None or full_rebuild:
         return config
     choice = model_choice.kept_choice(previous.manifest.embedding)
+    if config.embedding_backend != "torch":
+        choice["backend"] = backend_for(choice["model"], config.embedding_backend)
     return dataclasses.replace(
         config, model=choice["model"], embedding_backend=choice["backend"], model_choice=choice
     )
@@ -218,7 +221,9 @@ def choose_model(config: IngestConfig, chunks: Sequence[Chunk]) -> IngestConfig:
     if config.model != AUTO_MODEL:
         return config
     choice = model_choice.choose_model([c.index_text for c in chunks])
-    log.info("embedding model %s: %s", choice["model"], choice["reason"])
+    if choice["backend"] == "torch":  # MiniLM: on the backend asked for (torch, onnx, onnx-int8)
+        choice["backend"] = config.embedding_backend
+    log.info("embedding model %s (%s): %s", choice["model"], choice["backend"], choice["reason"])
     return dataclasses.replace(
         config, model=choice["model"], embedding_backend=choice["backend"], model_choice=choice
     )
