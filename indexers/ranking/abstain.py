@@ -98,6 +98,10 @@ class JointScale:
 # the fit halves of our dev sets (docs/EVALUATION.md), placed low (answers win).
 DEFAULT_ALONE = SideScale(low=0.15, threshold=0.25, high=0.6)
 DEFAULT_JOINT = JointScale(0.5, SideScale(low=0.15, threshold=0.25, high=0.55))
+# multilingual-e5's cosines sit far higher (unrelated texts ~0.75-0.8), so a corpus too small to
+# calibrate under it gets this scale instead, between what the calibration found on zh-docs
+# (weight 0.2, threshold 0.75) and CMRC (0.1, 0.80) (issue 21, docs/EVALUATION.md).
+DEFAULT_JOINT_E5 = JointScale(0.1, SideScale(low=0.7, threshold=0.76, high=0.84))
 
 
 def lexical_evidence(
@@ -221,6 +225,7 @@ def calibrate_abstain(
     readable: Callable[[str], bool] | None = None,
     n: int = 150,
     seed: int = 1,
+    default_joint: JointScale | None = None,
 ) -> dict[str, Any]:
     """The abstain scales for this corpus with their evidence (deterministic for a corpus and
     seed): ``alone`` for a query with no vector side (lexical only), ``joint`` for one with
@@ -258,6 +263,8 @@ def calibrate_abstain(
     result["alone"] = fit_scale(in_lexical, off_lexical, DEFAULT_ALONE).to_dict()
     result["evidence"] = {"lexical": _quantiles(in_lexical, off_lexical)}
     if vectors is None or encode is None or not len(vectors) or len(queries) < MIN_PSEUDO_QUERIES:
+        if default_joint is not None and vectors is not None and encode is not None:
+            result["joint"] = {**default_joint.to_dict(), "default": True}  # the model's own default
         return result  # too few pseudo-queries to fit: the defaults, and no model time spent
     readable = readable or (lambda _: True)
     keep = [i for i in range(0, len(texts), 3) if readable(texts[i])]  # the unmixed sentences
