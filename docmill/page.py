@@ -169,8 +169,12 @@ def page(
     build: str,
     result: SearchResult | None = None,
     error: str | None = None,
+    model: str = "",
 ) -> str:
-    """The whole page: the form, then the results, an abstention or an error."""
+    """The whole page: the form, then the results, an abstention or an error. ``model``: the
+    embedding model shown next to the build."""
+    if model:
+        build = f"{build} · model {model}"
     if error:
         body = f'<div class="error">{html.escape(error)}</div>'
     elif result is not None:

@@ -312,7 +312,8 @@ def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str, reranked: di
     """The search page; a bad field is shown on the page with a 400."""
 
     def render(build: str, **extra: Any) -> str:
-        return page.page(query=q, mode=mode, kind=kind, path=path, build=build, **extra)
+        model = getattr(live.embedder, "model_name", "")
+        return page.page(query=q, mode=mode, kind=kind, path=path, build=build, model=model, **extra)
 
     if not q.strip():
         return HTMLResponse(render(live.build_name))

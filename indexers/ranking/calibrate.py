@@ -29,7 +29,7 @@ from indexers.ranking.fusion import rrf
 METHOD = "ict-v2"
 # Bumped whenever what calibrate_fusion returns for a corpus may change; a build whose fusion has
 # another version is recalibrated by the next ingest.
-VERSION = 9
+VERSION = 11
 # BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
 RRF_K_GRID = (10.0, 60.0)
@@ -145,8 +145,16 @@ def language_share(
     """Share of the characters of a fixed sample of chunks that lie in sentence-like segments
     written in language (see _eligible_segments): near 1 for prose, low for source code. Table
     chunks are left out: cells are not sentences, yet a table is not code (a PDF report of
-    tables read 0.46 with them, as if it were a code tree); a corpus of tables only reads 1."""
-    rows = [row for row, chunk in enumerate(chunks) if chunk.kind != "table"]
+    tables read 0.46 with them, as if it were a code tree); a corpus of tables only reads 1.
+    Code blocks inside prose files (Markdown, PDF ...) are left out too: they are a docs page's
+    examples, not a code corpus (the Vue.js Chinese docs tree read 0.46 with them and got the
+    code-search prior, whose per-query BM25 weight silenced BM25 for paraphrased questions once
+    a multilingual vector side existed; 0.65 without them, issue 21)."""
+    rows = [
+        row
+        for row, chunk in enumerate(chunks)
+        if chunk.kind != "table" and (chunk.kind != "code" or is_source_chunk(chunk))
+    ]
     if not rows:
         return 1.0
     random.Random(seed).shuffle(rows)
@@ -194,9 +202,12 @@ def calibrate_fusion(
     fetch_k: int = 100,
     min_queries: int = 30,
     seed: int = 0,
+    encode_passages: Callable[[list[str]], np.ndarray] | None = None,
 ) -> dict[str, Any]:
     """The fusion settings for this corpus, with the evidence; default weights when the corpus is
-    too small to say (fewer than ``min_queries`` pseudo-queries)."""
+    too small to say (fewer than ``min_queries`` pseudo-queries). ``encode`` embeds queries,
+    ``encode_passages`` passages (the held-out rest of a chunk; default ``encode``: the same for
+    symmetric models, not for e5's query:/passage: prefixes)."""
     share = language_share(chunks, tokenize, seed=seed)
     sources = source_share(chunks)
     mixed = MIXED_MIN_SHARE <= sources <= 1 - MIXED_MIN_SHARE
@@ -224,7 +235,7 @@ def calibrate_fusion(
         result.update(weights={"bm25": 1.0, "vector": 1.0}, reason=f"only {len(queries)} pseudo-queries")
         return result
     query_vecs = encode([q.query for q in queries])
-    remainder_vecs = encode([q.remainder for q in queries])
+    remainder_vecs = (encode_passages or encode)([q.remainder for q in queries])
     rr: dict[str, list[float]] = {"bm25": [], "vector": []}
     settings = [(k, w) for k in RRF_K_GRID for w in WEIGHT_GRID]
     fused_rr: dict[tuple[float, float], list[float]] = {setting: [] for setting in settings}

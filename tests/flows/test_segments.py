@@ -231,7 +231,7 @@ def test_a_few_new_chunks_embed_without_torch_as_torch_does(embedder, small_tree
 
     texts = [p.read_text(encoding="utf-8")[:1500] for p in sorted(small_tree.rglob("*.md"))] + ["one line"]
     assert embedder.query_path in ("onnx", "torch")  # checks the query path and saves its bundle
-    vectors, how = encode_texts(texts, IngestConfig())
+    vectors, how = encode_texts(texts, IngestConfig(model="all-MiniLM-L6-v2"))
     assert how == "torch-free"  # no model loaded in this call
     np.testing.assert_allclose(vectors, embedder.encode(texts), atol=1e-5, rtol=0)
 

@@ -114,3 +114,25 @@ def test_tables_do_not_make_a_report_look_like_code():
     chunks = tables + texts
     assert language_share(chunks, TOKENIZE) > 0.9
     assert language_share(chunks[:40], TOKENIZE) == 1.0  # tables only: not code either
+
+
+def test_code_blocks_of_a_docs_tree_do_not_make_it_a_code_corpus():
+    """A Markdown docs tree with many code examples is prose with examples, not a code corpus
+    (issue 21: a Chinese docs tree read as code and lost BM25 in fusion); source files still count."""
+    example = (
+        "const count = ref(0)\nwatch(count, (value) => console.log(value))\nexport default { setup() {} }"
+    )
+    prose = "组件挂载之后，我们可以在这个钩子里访问它的模板引用，也可以在这里发起网络请求。"
+    docs = [
+        Chunk(id=f"c{i}", doc_id="g.md", path="guide.md", kind="code", text=example, index_text=example)
+        for i in range(60)
+    ] + [
+        Chunk(id=f"p{i}", doc_id="g.md", path="guide.md", kind="text", text=prose, index_text=prose)
+        for i in range(40)
+    ]
+    assert language_share(docs, TOKENIZE) > 0.9
+    source = [
+        Chunk(id=f"s{i}", doc_id="a.js", path="src/a.js", kind="code", text=example, index_text=example)
+        for i in range(60)
+    ]
+    assert language_share(source + docs[60:], TOKENIZE) < 0.5
