@@ -30,6 +30,9 @@ class StageBars:
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         name, _, step = stage.partition(":")
+        if name == "model":  # the ingest resolved the model (model "auto" after chunking)
+            self.model = step
+            return
         if name != self._stage:
             self._open(name, total)
         bar = self._bar

@@ -229,6 +229,13 @@ def keep_model(
     )
 
 
+def announce_model(config: IngestConfig, progress: Progress | None) -> None:
+    """Tell a progress display which model embeds (stage ``model:NAME (BACKEND)``), once it is
+    known: model "auto" is resolved only after chunking."""
+    if progress is not None and config.model != AUTO_MODEL:
+        progress(f"model:{config.model} ({config.embedding_backend})", 0, 0)
+
+
 def choose_model(config: IngestConfig, chunks: Sequence[Chunk]) -> IngestConfig:
     """Model "auto" resolved from the corpus's chunks (indexers.dense.model_choice), logged."""
     if config.model != AUTO_MODEL:
@@ -332,6 +339,7 @@ def run_ingest(
         t = time.perf_counter()
         the_plan, previous = prepare(store, sources, config, full_rebuild)
         config = keep_model(config, previous, full_rebuild)
+        announce_model(config, progress)
         timings["diff"] = time.perf_counter() - t
         if is_noop(the_plan, previous, config, source_names):
             return noop_report(the_plan, previous, index, started, timings)
@@ -464,6 +472,7 @@ def _full_run(
     timings["chunk"] = time.perf_counter() - t
     check_outcome(records, chunks, config)
     config = choose_model(config, chunks)
+    announce_model(config, progress)
     graph = incremental.assemble_graph(the_plan, outcomes, previous)
     cache = incremental.reusable_embeddings(store, previous, full_rebuild)
     work = incremental.embedding_work(chunks, config.embedding_id, cache)

