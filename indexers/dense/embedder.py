@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -18,6 +18,7 @@ import numpy as np
 from indexers.dense.ann import VectorIndexSpec
 from indexers.dense.errors import ModelUnavailable
 from indexers.dense.onnx_export import ONNX_INPUTS
+from indexers.dense.query_cache import QueryCache
 
 log = logging.getLogger(__name__)
 
@@ -137,8 +138,7 @@ class Embedder:
         self._lock = threading.Lock()
         self._sessions: dict[str, Any] = {}
         self._query_path: str | None = None  # "onnx", "onnx-int8", "torch" or "reference"
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._cache_lock = threading.Lock()
+        self._queries = QueryCache(query_cache_size)
         self._prepare_lock = threading.Lock()
         self._cold: Any = None  # indexers.dense.query_encoder.QueryEncoder once looked up and found
         self._cold_checked = False
@@ -242,18 +242,7 @@ class Embedder:
 
     def encode_query(self, text: str) -> np.ndarray:
         """One text's vector (dim,), from the LRU cache or the fast path."""
-        with self._cache_lock:
-            cached = self._cache.get(text)
-            if cached is not None:
-                self._cache.move_to_end(text)
-                return cached.copy()
-        vector = self._encode_one(text)
-        if self.query_cache_size:
-            with self._cache_lock:
-                self._cache[text] = vector
-                while len(self._cache) > self.query_cache_size:
-                    self._cache.popitem(last=False)
-        return vector.copy()
+        return self._queries.get(text, self._encode_one)
 
     def _encode_one(self, text: str) -> np.ndarray:
         cold = self._cold_encoder()

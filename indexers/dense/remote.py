@@ -19,7 +19,6 @@ import logging
 import os
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -28,6 +27,7 @@ import numpy as np
 
 from indexers.dense.embedder import ModelUnavailable
 from indexers.dense.http_retry import post_retrying, server_message
+from indexers.dense.query_cache import QueryCache
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +134,7 @@ class RemoteEmbedder:
         self.expect(dim, fingerprint)
         self._client: Any = None
         self._lock = threading.Lock()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._queries = QueryCache(query_cache_size)
         self._down_until, self._down_reason = 0.0, ""
         self.requests = 0  # HTTP requests sent (retries included), for tests and logs
 
@@ -164,18 +164,7 @@ class RemoteEmbedder:
         return self._embed(list(texts), "query")
 
     def encode_query(self, text: str) -> np.ndarray:
-        with self._lock:
-            cached = self._cache.get(text)
-            if cached is not None:
-                self._cache.move_to_end(text)
-                return cached.copy()
-        vector = self._embed([text], "query")[0]
-        if self.query_cache_size:
-            with self._lock:
-                self._cache[text] = vector
-                while len(self._cache) > self.query_cache_size:
-                    self._cache.popitem(last=False)
-        return vector.copy()
+        return self._queries.get(text, lambda one: self._embed([one], "query")[0])
 
     def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Passage vectors, float32 (n, dim), L2-normalised, in ``batch_size`` requests."""
@@ -227,8 +216,7 @@ class RemoteEmbedder:
     def recheck(self) -> None:
         """Ask for the probe vector again before the next request (the endpoint may have changed)."""
         self._verified, self._fingerprint = self._expected is None, None
-        with self._lock:
-            self._cache.clear()
+        self._queries.clear()
 
     def verify(self) -> None:
         """With a recorded fingerprint: does the endpoint still give the same probe vector?"""
