@@ -32,6 +32,7 @@ from indexers.dense.embedder import (
     make_embedder,
     model_available,
     model_can_read,
+    query_vector,
 )
 from indexers.dense.remote import EndpointError, for_manifest, is_remote
 from indexers.dense.segment_vectors import SegmentedVectors
@@ -152,9 +153,7 @@ class HybridIndex:
     def _vector(
         self, query: str, fetch_k: int, allowed: np.ndarray | None, probe: int | None = None
     ) -> list[tuple[int, float]]:
-        embedder = self.embedder
-        one = getattr(embedder, "encode_query", None)  # e5: the query: prefix; apps' own: encode
-        vector = one(query) if one is not None else embedder.encode([query])[0]
+        vector = query_vector(self.embedder, query)
         return self.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
 
     def search(

@@ -37,7 +37,13 @@ from docmill.rerank import rerank_or_fused
 from docmill.shard_clients import LocalShard, RemoteShard, ShardStarting
 from docmill.shard_host import ShardSearcher
 from indexers.build.shards import RootManifest, ShardsError
-from indexers.dense.embedder import MAX_QUERY_UNKNOWN_SHARE, Embedder, model_can_read, unknown_token_share
+from indexers.dense.embedder import (
+    MAX_QUERY_UNKNOWN_SHARE,
+    Embedder,
+    model_can_read,
+    query_vector,
+    unknown_token_share,
+)
 from indexers.lexical.segmented import CorpusStats
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking.abstain import AbstainModel, known_idf_share
@@ -184,7 +190,7 @@ class ShardedIndex:
         stats, failed = self._fan("statistics", {name: (terms,) for name in self.names}, timeout)
         status.update(failed)
         corpus, df = _corpus(stats)
-        vector = self.embedder.encode([query])[0] if use_vector else None
+        vector = query_vector(self.embedder, query) if use_vector else None
         flags = mode is Mode.HYBRID and (self.test_code or 1 < self._kind_floor() <= k)
         args = (terms, vector, fetch_k, filters, corpus if use_bm25 else None, df, probe, flags, k)
         answers, failed = self._fan("search", {name: args for name in stats}, timeout)

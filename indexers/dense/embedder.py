@@ -406,6 +406,13 @@ def _torch_threads(threads: int | None) -> Iterator[None]:
 MAX_QUERY_UNKNOWN_SHARE = 0.3
 
 
+def query_vector(embedder: Any, query: str) -> np.ndarray:
+    """One query's vector as the build's model wants queries: ``encode_query`` where the embedder
+    has one (e5's ``query: `` prefix, the LRU cache), else ``encode`` (an app's own embedder)."""
+    one = getattr(embedder, "encode_query", None)
+    return one(query) if one is not None else embedder.encode([query])[0]
+
+
 def model_can_read(tokenizer: Any, text: str) -> bool:
     """Whether the model knows enough of ``text``'s word pieces for its vector to mean something."""
     return unknown_token_share(tokenizer, [text]) <= MAX_QUERY_UNKNOWN_SHARE
