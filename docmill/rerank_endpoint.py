@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import math
 import os
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from docmill.hits import Hit
 from docmill.rerank import RerankFailed, _check_top_n, apply_scores
-from indexers.dense.http_retry import post_retrying
+from indexers.dense.http_retry import LazyClient, post_retrying
 
 API_KEY_ENVS = ("DOCMILL_RERANK_API_KEY", "COHERE_API_KEY")
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -63,8 +62,7 @@ class EndpointReranker:
         self.timeout, self.retries, self.backoff, self.cooldown = timeout, retries, backoff, cooldown
         self.max_chars = max_chars
         self.api_key = api_key if api_key is not None else _key_from_env()
-        self._client: Any = None
-        self._lock = threading.Lock()
+        self._client = LazyClient(timeout, self.api_key)
         self._down_until, self._down_reason = 0.0, ""
         self.requests = 0
 
@@ -97,21 +95,12 @@ class EndpointReranker:
                 self._down_until, self._down_reason = time.monotonic() + self.cooldown, str(exc)
             raise
 
-    def _http(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import httpx
-
-                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-                self._client = httpx.Client(timeout=self.timeout, headers=headers)
-            return self._client
-
     def _count_request(self) -> None:
         self.requests += 1
 
     def _post(self, body: dict[str, Any]) -> Any:
         response, problem = post_retrying(
-            self._http(),
+            self._client.get(),
             self.target,
             body,
             retries=self.retries,
@@ -131,10 +120,7 @@ class EndpointReranker:
         raise RerankFailed(f"reranker {self.target} failed after {self.retries + 1} attempts: {problem}")
 
     def close(self) -> None:
-        with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
+        self._client.close()
 
 
 def _parse(answer: Any, n: int, target: str) -> list[float | None]:

@@ -4,6 +4,7 @@ exponential backoff (a 429's Retry-After when it gives one); any other answer is
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Collection
 from typing import Any
@@ -12,6 +13,31 @@ from typing import Any
 # Requests, 5xx from the server or a gateway in front of it
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_RETRY_AFTER = 60.0
+
+
+class LazyClient:
+    """One httpx client per endpoint, opened on first use (httpx is imported only then), sending
+    ``Authorization: Bearer KEY`` when a key is given; safe across threads; ``close`` ends it."""
+
+    def __init__(self, timeout: float, api_key: str | None) -> None:
+        self.timeout, self.api_key = timeout, api_key
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                import httpx
+
+                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+                self._client = httpx.Client(timeout=self.timeout, headers=headers)
+            return self._client
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
 
 
 def post_retrying(

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from indexers.dense.embedder import ModelUnavailable
-from indexers.dense.http_retry import post_retrying, server_message
+from indexers.dense.http_retry import LazyClient, post_retrying, server_message
 from indexers.dense.query_cache import QueryCache
 
 log = logging.getLogger(__name__)
@@ -132,7 +132,7 @@ class RemoteEmbedder:
         self.api_key = api_key if api_key is not None else api_key_from_env()
         self._fingerprint: np.ndarray | None = None
         self.expect(dim, fingerprint)
-        self._client: Any = None
+        self._client = LazyClient(timeout, self.api_key)
         self._lock = threading.Lock()
         self._queries = QueryCache(query_cache_size)
         self._down_until, self._down_reason = 0.0, ""
@@ -196,10 +196,7 @@ class RemoteEmbedder:
         return other.shape == self._expected.shape and float(other @ self._expected) >= SAME_MODEL_COSINE
 
     def close(self) -> None:
-        with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
+        self._client.close()
 
     # ---- requests ---------------------------------------------------------------------------
 
@@ -241,15 +238,6 @@ class RemoteEmbedder:
             )
         self._verified, self._verified_at = True, time.monotonic()
 
-    def _http(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import httpx
-
-                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-                self._client = httpx.Client(timeout=self.timeout, headers=headers)
-            return self._client
-
     def _post(self, texts: list[str], kind: str) -> np.ndarray:
         if self.cooldown and time.monotonic() < self._down_until:
             raise EndpointUnreachable(self._down_reason)
@@ -270,7 +258,7 @@ class RemoteEmbedder:
         if self.input_type:
             body["input_type"] = kind
         response, problem = post_retrying(
-            self._http(),
+            self._client.get(),
             self.target,
             body,
             retries=self.retries,
