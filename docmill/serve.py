@@ -277,7 +277,13 @@ def create_app(
             filters = from_pairs(filter) or None
         except ValueError as exc:
             return _error(400, str(exc))
-        options = {"k": k, "mode": mode, "fetch_k": fetch_k, "rrf_k": rrf_k, "abstain": abstain}
+        options: dict[str, Any] = {
+            "k": k,
+            "mode": mode,
+            "fetch_k": fetch_k,
+            "rrf_k": rrf_k,
+            "abstain": abstain,
+        }
         options["collapse"] = collapse
         return _answer(live, q, {**options, "filters": filters, **reranked})
 

@@ -112,7 +112,7 @@ def checked_embedder(
 def encode_work(
     work: EmbeddingWork,
     config: IngestConfig,
-    embedder: RemoteEmbedder,
+    embedder: Any,  # the run's RemoteEmbedder, or None: one from the config
     root: str | Path,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> np.ndarray:

@@ -31,12 +31,17 @@ MIN_STACKED = 3  # figures stacked in one cell of a band: the band holds that ma
 SIDE_GAP = 1.0  # x font size: a gap this wide inside one line of a cell parts two figures
 
 
-class Placed(Protocol):
-    row: int
-    col: int
-    rowspan: int
-    colspan: int
-    bbox: BBox
+class Placed(Protocol):  # read-only: frozen cells (ruled.GridCell) qualify
+    @property
+    def row(self) -> int: ...
+    @property
+    def col(self) -> int: ...
+    @property
+    def rowspan(self) -> int: ...
+    @property
+    def colspan(self) -> int: ...
+    @property
+    def bbox(self) -> BBox: ...
 
 
 @dataclass
