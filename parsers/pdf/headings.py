@@ -17,15 +17,12 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from parsers.pdf import text_layout as layout
+from parsers.pdf.labels import FIGURE_OR_TABLE_LABEL
 from parsers.pdf.text_layout import Segment
 
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,5})\.?\s+\S")
 # chapters share the sections' numbers (chapter 2 holds 2.1); parts and appendices do not
 _CHAPTER = re.compile(r"^(?:chapter|kapitel|chapitre|capítulo)\s+(\d{1,2})\b\.?", re.I)
-# the label word in any case, then a number or a capital letter standing alone ("Figure A.1")
-_LABEL = re.compile(
-    r"^(?i:figure|fig\.|chart|exhibit|image|abbildung|abb\.|table|tab\.|tableau|tabelle|图|表)\s*(?:\d|[A-Z]\b)"
-)
 MIN_FOUND = 0.5  # share of outline entries found on their pages for the outline to decide alone
 MAX_LINES = 3  # a heading is at most this many lines
 
@@ -92,7 +89,7 @@ def section_number(text: str) -> tuple[str, ...] | None:
 
 def is_label(text: str) -> bool:
     """A figure or table label ("Figure 3:", "Fig. 2", "Table 3-1 ..."): a caption, not a heading."""
-    return _LABEL.match(text) is not None
+    return FIGURE_OR_TABLE_LABEL.match(text) is not None
 
 
 def pop_to_parent(path: list[tuple[int, str]], level: int, text: str) -> None:

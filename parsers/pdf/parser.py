@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,15 +38,13 @@ from parsers.pdf import objects as pdf_objects
 from parsers.pdf import pool as pdf_pool
 from parsers.pdf import rtl as bidi_text
 from parsers.pdf import text_layout as layout
+from parsers.pdf.labels import TABLE_LABEL, bold_font, mono_font
 from parsers.pdf.tables import ruled as tables
 from parsers.pdf.tables import unruled
 from parsers.pdf.tables.unruled_header import horizontal_rules
 from parsers.pdf.text_layout import Segment
 from parsers.source import SourceFile
 
-_CAPTION = re.compile(r"^(table|tab\.|tableau|tabelle|表)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
-_BOLD_MARKERS = ("bold", "black", "heavy", "semibold", "demi")
-_MONO_MARKERS = ("courier", "mono", "consol", "menlo", "code", "typewriter")
 # Unruled (whitespace-aligned) tables on: bench/table_adjacency.py turns it off to measure "before".
 UNRULED_TABLES = True
 
@@ -360,7 +357,6 @@ def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[
     for w in prose.extract_words(extra_attrs=["size", "fontname"], x_tolerance_ratio=0.15):
         if not w["upright"]:
             continue  # rotated prose (margins, stamps) would garble the reading order
-        font = str(w["fontname"]).lower()
         yield unruled.Word(
             text=w["text"],
             x0=float(w["x0"]),
@@ -368,8 +364,8 @@ def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[
             x1=float(w["x1"]),
             bottom=float(w["bottom"]),
             size=float(w["size"]),
-            bold=any(m in font for m in _BOLD_MARKERS),
-            mono=any(m in font for m in _MONO_MARKERS),
+            bold=bold_font(w["fontname"]),
+            mono=mono_font(w["fontname"]),
         )
 
 
@@ -478,7 +474,7 @@ def _caption(blocks: list[Block], page_number: int) -> str | None:
     if not blocks or blocks[-1].page != page_number or blocks[-1].kind == "table":
         return None
     text = blocks[-1].text
-    return text if blocks[-1].kind == "heading" or _CAPTION.match(text) else None
+    return text if blocks[-1].kind == "heading" or TABLE_LABEL.match(text) else None
 
 
 def _table_block(

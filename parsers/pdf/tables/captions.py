@@ -5,22 +5,14 @@ becomes the table's title and is not read again as prose. Used by the bordered t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from parsers.pdf.labels import TABLE_CAPTION
 from parsers.pdf.tables.cell_text import TextLine, centre_in, centre_in_any, text_lines
 from parsers.pdf.tables.rules import BBox, Char
 
-# "Table 7: ...", "TABLE 3 - ...", "Tab. 2 Results", "Table 4.1 (continued)", "Tableau 2 –", "表 3":
-# the label and its number, then punctuation, the end, or a capitalised word. "Table 3 shows ..."
-# (prose that refers to a table) is not a caption.
-CAPTION = re.compile(
-    r"^(?i:table|tab\.|tableau|tabelle|tabla|tabela)\s*(?:\d+[A-Za-z]?(?:[.\-]\d+)*|[IVXLC]+\b)"
-    r"(?:\s*[:.\-|\u2013\u2014]|\s*$|\s+(?=[A-Z(\d\"\u201c]))"
-    r"|^表\s*[\d一二三四五六七八九十]"
-)
 CAPTION_GAP = 2.0  # font sizes: the farthest a caption stands from its table
 LINE_GAP = 0.9  # font sizes: the largest gap between two lines of one caption
 CAPTION_REACH = 80.0  # points above and below a table searched for its caption
@@ -40,7 +32,7 @@ def caption_box(chars: Sequence[Char], box: BBox) -> TextLine | None:
     ``MAX_CAPTION_LINES`` lines), as one caption line."""
     inside = [c for c in chars if centre_in(c, box)]
     lines = text_lines(inside)
-    if not lines or len(lines) > MAX_CAPTION_LINES or not CAPTION.match(lines[0].text):
+    if not lines or len(lines) > MAX_CAPTION_LINES or not TABLE_CAPTION.match(lines[0].text):
         return None
     return TextLine(" ".join(ln.text for ln in lines), box, lines[0].size)
 
@@ -76,7 +68,7 @@ def _caption_above(lines: Sequence[TextLine], box: BBox, others: Sequence[BBox])
         if not group and _nearer_other(line, gap, box, others, tie=-2.0):
             break
         group.insert(0, i)
-        if CAPTION.match(line.text):
+        if TABLE_CAPTION.match(line.text):
             return group
         edge = line.bbox[1]
     return []
@@ -94,12 +86,14 @@ def _caption_below(lines: Sequence[TextLine], box: BBox, others: Sequence[BBox])
         gap = line.bbox[1] - edge
         first = lines[group[0]] if group else None
         if first is None:
-            if gap > CAPTION_GAP * line.size or not CAPTION.match(line.text):
+            if gap > CAPTION_GAP * line.size or not TABLE_CAPTION.match(line.text):
                 return []
             if _nearer_other(line, gap, box, others, tie=2.0):
                 return []
-        elif gap > LINE_GAP * line.size or abs(line.size - first.size) > 0.6 or CAPTION.match(line.text):
+        elif gap > LINE_GAP * line.size or abs(line.size - first.size) > 0.6:
             break
+        elif TABLE_CAPTION.match(line.text):
+            break  # another caption starts
         group.append(i)
         edge = line.bbox[3]
     return group

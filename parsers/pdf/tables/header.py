@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from parsers.pdf.labels import named_bold
 from parsers.pdf.tables.rules import Char
 
 
@@ -125,7 +126,7 @@ def column_names(spans: Sequence[Span], header_rows: int, width: int) -> tuple[s
 
 
 def is_bold(chars: Sequence[Char]) -> bool:
-    heavy = sum("bold" in str(ch.get("fontname", "")).lower() for ch in chars)
+    heavy = sum(named_bold(ch.get("fontname", "")) for ch in chars)
     return heavy * 2 > len(chars) if chars else False
 
 

@@ -36,8 +36,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from parsers.model import Table
-from parsers.pdf.tables.captions import CAPTION, assign_captions, caption_box
+from parsers.pdf.labels import TABLE_CAPTION
 from parsers.pdf.tables.captions import Caption as Caption
+from parsers.pdf.tables.captions import assign_captions, caption_box
 from parsers.pdf.tables.captions import find_caption as find_caption
 from parsers.pdf.tables.cell_text import TextLine, cell_text, centre_in, dedupe_chars
 from parsers.pdf.tables.cell_text import centre_in_any as centre_in_any
@@ -354,7 +355,7 @@ def _boxed_caption(
         full_width = x0 <= xs[0] + tol and x1 >= xs[-1] - tol
         at_edge = top <= ys[0] + tol or bottom >= ys[-1] - tol
         text = " ".join(texts[i].split())
-        if full_width and at_edge and bottom - top < 0.5 * (ys[-1] - ys[0]) and CAPTION.match(text):
+        if full_width and at_edge and bottom - top < 0.5 * (ys[-1] - ys[0]) and TABLE_CAPTION.match(text):
             return text, [k for k in everything if k != i]
     return None, everything
 

@@ -24,11 +24,11 @@ Coordinates are top-down, in points, as pdfplumber gives them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
+from parsers.pdf.labels import TABLE_OR_FIGURE_LABEL
 from parsers.pdf.tables.unruled_cells import (
     Chunk,
     Line,
@@ -61,9 +61,6 @@ PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is
 PROSE_WIDTH = 0.25
 _READING = attrgetter("top", "x0")  # sort key: top to bottom, then left to right
 HEADER_GAP = 6.0  # x line height: a header row may stand this far above the body (a rule between)
-_CAPTION = re.compile(
-    r"^(table|tab\.|tableau|tabelle|figure|fig\.|表|图)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE
-)
 
 
 @dataclass(frozen=True)
@@ -300,7 +297,7 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
     for line in reversed(above):
         if top - line.bottom > HEADER_GAP * size or len(collected) >= 4:
             break
-        if _CAPTION.match(line.chunks[0].text) or line.size > 1.15 * size:
+        if TABLE_OR_FIGURE_LABEL.match(line.chunks[0].text) or line.size > 1.15 * size:
             break
         if len(line.chunks) >= 2:
             if any((is_numeric(c.text) and not is_year(c.text)) or len(c.words) > 6 for c in line.chunks):
