@@ -44,7 +44,8 @@ _MAX_CHUNK = 8  # pages per request, fewer near the end of the document
 _IN_FLIGHT = 2  # requests queued per helper, so it never idles waiting for the next one
 _WATCHDOG_SECONDS = 0.2
 
-# Outcome of one page: a parsers.pdf.parser.PageContent, or a PageError for a page pdfminer could not read.
+# Outcome of one page: a parsers.pdf.page_reader.PageContent, or a PageError for a page pdfminer
+# could not read.
 Outcome = Any
 ReadPage = Callable[[int], Outcome]
 

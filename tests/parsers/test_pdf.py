@@ -11,6 +11,7 @@ import pytest
 
 from parsers.model import ParsedDocument, SkipFile
 from parsers.options import ParseOptions
+from parsers.pdf import page_reader
 from parsers.pdf import parser as pdf
 from parsers.pdf import text_layout as layout
 from parsers.source import SourceFile
@@ -131,14 +132,14 @@ def test_table_rows_cite_their_own_pages(manual: ParsedDocument) -> None:
 def test_unmapped_glyphs_are_left_out_and_a_page_of_them_is_ocrd(tmp_path: Path) -> None:
     import pdfplumber
 
-    assert pdf.is_unmapped({"text": "(cid:18)"}) and not pdf.is_unmapped({"text": "c"})
+    assert page_reader.is_unmapped({"text": "(cid:18)"}) and not page_reader.is_unmapped({"text": "c"})
     path = tmp_path / "manual.pdf"
     make_pdfs.build_manual(path)
     with pdfplumber.open(path) as doc:
         page = doc.pages[0]
-        assert not pdf.needs_ocr(page, [], readable=len(page.chars), unmapped=0)
-        assert not pdf.needs_ocr(page, [], readable=300, unmapped=200)  # readable text wins
-        assert pdf.needs_ocr(page, [], readable=20, unmapped=200)  # mostly `(cid:NN)`: OCR it
+        assert not page_reader.needs_ocr(page, [], readable=len(page.chars), unmapped=0)
+        assert not page_reader.needs_ocr(page, [], readable=300, unmapped=200)  # readable text wins
+        assert page_reader.needs_ocr(page, [], readable=20, unmapped=200)  # mostly `(cid:NN)`: OCR it
 
 
 def test_a_title_printed_only_as_running_header_becomes_the_document_title(tmp_path: Path) -> None:

@@ -1,0 +1,112 @@
+"""Pages -> the document's blocks: running headers and footers dropped, headings levelled (from
+the outline, else font size and weight), tables placed by their box in reading order, titled by
+the caption or heading before them, and a table continued on the next page merged into one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parsers.model import Block, Table
+from parsers.pdf import headings
+from parsers.pdf import text_layout as layout
+from parsers.pdf.labels import TABLE_LABEL
+from parsers.pdf.page_reader import PageContent
+from parsers.pdf.tables import ruled as tables
+from parsers.pdf.text_layout import Segment
+
+
+def assemble(
+    pages: list[PageContent], outline: list[headings.OutlineEntry], furniture: set[str]
+) -> list[Block]:
+    """Blocks for all pages: ``furniture`` (layout.find_furniture) dropped, headings levelled,
+    continued tables merged."""
+    for p in pages:
+        p.segments = layout.drop_furniture(p.segments, p.height, furniture)
+    levels = headings.HeadingLevels(outline, [(p.number, p.segments) for p in pages if p.ocr is None])
+    blocks: list[Block] = []
+    path: list[tuple[int, str]] = []
+    previous_table: tables.PageTable | None = None
+    for page in pages:
+        for item in _page_items(page):
+            if isinstance(item, tables.PageTable):
+                previous_table = _add_table(blocks, item, previous_table, path, page.number)
+                continue
+            previous_table = None if item else previous_table
+            blocks.extend(_prose_blocks(item, page, levels, path))
+    return blocks
+
+
+def _page_items(page: PageContent) -> list[Any]:
+    """Tables and paragraph groups of one page in reading order (a table is placed by its box)."""
+    markers = [
+        Segment(f"\x00{i}", t.bbox[0], t.bbox[1], t.bbox[2], t.bbox[3], 0.0)
+        for i, t in enumerate(page.tables)
+    ]
+    ordered = layout.reading_order(page.segments + markers)
+    items: list[Any] = []
+    run: list[Segment] = []
+    for seg in ordered:
+        if seg.text.startswith("\x00"):
+            items.extend(layout.paragraphs(run))
+            run = []
+            items.append(page.tables[int(seg.text[1:])])
+        else:
+            run.append(seg)
+    items.extend(layout.paragraphs(run))
+    return items
+
+
+def _prose_blocks(
+    group: list[Segment], page: PageContent, levels: headings.HeadingLevels, path: list[tuple[int, str]]
+) -> list[Block]:
+    text = layout.join_lines([s.text for s in group])
+    if not text:
+        return []
+    meta: dict[str, Any] = {}
+    if page.ocr:
+        scores = [s.confidence for s in group if s.confidence is not None]
+        meta = {"ocr": True, "confidence": round(sum(scores) / max(len(scores), 1), 4)}
+    level = levels.level(group, page.ocr is not None, page.number)
+    if level is not None:
+        levels.close(path, level, text)
+        path.append((level, text))
+        heading_path = tuple(t for _, t in path)
+        return [Block("heading", text, heading_path, page=page.number, metadata={"level": level, **meta})]
+    return [Block("paragraph", text, tuple(t for _, t in path), page=page.number, metadata=meta)]
+
+
+def _add_table(
+    blocks: list[Block],
+    found: tables.PageTable,
+    previous: tables.PageTable | None,
+    path: list[tuple[int, str]],
+    page_number: int,
+) -> tables.PageTable:
+    """Append a table block, or extend the previous one when this table continues it."""
+    if previous is not None and blocks and blocks[-1].kind == "table" and tables.continues(previous, found):
+        last = blocks.pop()
+        assert last.table is not None
+        merged = tables.merge_continuation(last.table, found.table)
+        pages = [*last.metadata.get("pages", [last.page]), page_number]
+        # [page, index of its first body row] per page, so each chunk of rows cites its own pages
+        starts = [*last.metadata.get("page_starts", [[last.page, 0]]), [page_number, len(last.table.body)]]
+        metadata = {"pages": pages, "page_starts": starts}
+        blocks.append(_table_block(merged, last.heading_path, last.page, metadata))
+        return found
+    table = tables.titled(found.table, _caption(blocks, page_number) or (path[-1][1] if path else None))
+    blocks.append(_table_block(table, tuple(t for _, t in path), page_number, {"bbox": list(found.bbox)}))
+    return found
+
+
+def _caption(blocks: list[Block], page_number: int) -> str | None:
+    """The short line right before a table on its page ("Table 2: Service schedule"), if any."""
+    if not blocks or blocks[-1].page != page_number or blocks[-1].kind == "table":
+        return None
+    text = blocks[-1].text
+    return text if blocks[-1].kind == "heading" or TABLE_LABEL.match(text) else None
+
+
+def _table_block(
+    table: Table, heading_path: tuple[str, ...], page: int | None, meta: dict[str, Any]
+) -> Block:
+    return Block("table", table.markdown(), heading_path, page=page, table=table, metadata=meta)

@@ -1,0 +1,211 @@
+"""One PDF page -> PageContent: its tables and its prose, read before any cross-page step.
+
+Bordered tables are found first (parsers.pdf.tables.ruled) and their characters removed from the
+prose; then tables aligned by whitespace are found among the remaining words
+(parsers.pdf.tables.unruled) and their words (and captions) removed too; the rest become line
+segments (parsers.pdf.text_layout), right-to-left lines in logical order. A page without a text
+layer and without a table is marked for OCR (``run_ocr``, parsers.pdf.ocr), which runs in the
+parsing process only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pdfplumber
+
+from parsers.model import Table
+from parsers.options import ParseOptions
+from parsers.pdf import objects as pdf_objects
+from parsers.pdf import rtl as bidi_text
+from parsers.pdf import text_layout as layout
+from parsers.pdf.labels import bold_font, mono_font
+from parsers.pdf.tables import ruled as tables
+from parsers.pdf.tables import unruled
+from parsers.pdf.tables.unruled_header import horizontal_rules
+from parsers.pdf.text_layout import Segment
+
+
+@dataclass
+class PageContent:
+    """What one page holds before cross-page steps (furniture, headings, table continuation)."""
+
+    number: int
+    height: float
+    segments: list[Segment]
+    tables: list[tables.PageTable] = field(default_factory=list)
+    ocr: dict[str, Any] | None = None
+    ocr_skipped: str | None = None  # why a page that needed OCR was not rendered
+    ocr_pending: bool = False  # no text layer: run_ocr is due (in the parsing process)
+    unmapped_glyphs: int = 0  # glyphs without a Unicode mapping, left out of the text
+
+
+def read_page(
+    page: pdfplumber.page.Page, number: int, options: ParseOptions, unruled_tables: bool = True
+) -> PageContent:
+    """One page: tables, prose segments without the tables' text; ``ocr_pending`` when the page has
+    no text layer and OCR is on (``run_ocr`` does it: OCR runs in the parsing process only).
+    ``unruled_tables`` off: bordered tables only (bench/table_adjacency.py's "before")."""
+    pdf_objects.prime(page)
+    page_tables = tables.find_tables(page)
+    boxes = [t.bbox for t in page_tables]
+    chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)] if boxes else page.chars
+    readable = [c for c in chars if not is_unmapped(c)]
+    unmapped = len(chars) - len(readable)
+    words = list(_words(page, readable))
+    if unruled_tables:
+        page_tables = [t for pt in page_tables for t in _reread_partial_grid(page, pt)]
+        # the gate, on pdfplumber's word order (line by line, left to right): most prose pages
+        # have no three lines with a gap wide enough to part two cells, and stop here
+        if unruled.wide_gap_lines(words) >= unruled.MIN_MULTI_LINES:
+            words, page_tables = _unruled_tables(page, words, page_tables)
+    # RTL lines in logical order
+    segments = bidi_text.logical_segments(layout.words_to_segments(words))
+    content = PageContent(number, float(page.height), segments, page_tables)
+    if unmapped:
+        content.unmapped_glyphs = unmapped
+    if options.ocr and needs_ocr(page, page_tables, len(readable), unmapped):
+        oversized = largest_image(page)
+        if oversized[0] * oversized[1] > options.max_image_pixels:
+            # Rendering would decode the image in full: a decompression bomb costs gigabytes.
+            content.ocr_skipped = (
+                f"page {number}: image of {oversized[0]}x{oversized[1]} pixels "
+                f"> max_image_pixels={options.max_image_pixels}, not rendered"
+            )
+            return content
+        content.ocr_pending = True
+    return content
+
+
+def _unruled_tables(
+    page: pdfplumber.page.Page, words: list[unruled.Word], ruled: list[tables.PageTable]
+) -> tuple[list[unruled.Word], list[tables.PageTable]]:
+    """Whitespace-aligned tables among the words outside ruled tables, titled by their caption
+    ("Table 3: ..." above or below, tables.find_caption): the words they and their captions hold
+    leave the prose, the tables join the ruled ones (top to bottom)."""
+    rules = horizontal_rules(page.edges)
+    found = [t for t in unruled.find_tables(words, rules=rules) if not _drawn_figure(page, t)]
+    if not found:
+        return words, ruled
+    taken = {id(w) for t in found for w in t.words}
+    boxes = [*(pt.bbox for pt in ruled), *(t.bbox for t in found)]
+    extra = []
+    for t in found:
+        table, bbox = Table(t.rows, t.header_rows, column_names=t.column_names), t.bbox
+        caption = tables.find_caption(page, bbox, [b for b in boxes if b != bbox])
+        if caption is not None:
+            table = tables.titled(table, caption.text)
+            taken.update(id(w) for w in words if _centre_in(w, caption.bbox))
+            bbox = _union(bbox, caption.bbox)
+        extra.append(tables.PageTable(bbox, table, t.columns))
+    return [w for w in words if id(w) not in taken], sorted([*ruled, *extra], key=lambda pt: pt.bbox[1])
+
+
+def _drawn_figure(page: pdfplumber.page.Page, table: unruled.UnruledTable) -> bool:
+    """Aligned labels over drawn shapes: a chart's axis labels or a diagram's boxes, not a table.
+    Curves (arcs, pie slices, arrows, plotted lines) never belong to a table of text; boxes do
+    as shaded cells, so only as many boxes as rows (bars, diagram boxes) count."""
+    x0, top, x1, bottom = table.bbox
+
+    def over(obj: Mapping[str, Any]) -> bool:
+        return obj["x1"] >= x0 and obj["x0"] <= x1 and obj["bottom"] >= top and obj["top"] <= bottom
+
+    curves = sum(1 for c in page.curves if over(c))
+    if curves >= 2:
+        return True
+    boxes = sum(1 for r in page.rects if over(r) and r["width"] > 2 and r["height"] > 2)
+    return boxes >= max(4, len(table.rows))
+
+
+def _centre_in(word: unruled.Word, box: tables.BBox) -> bool:
+    return box[0] <= (word.x0 + word.x1) / 2 <= box[2] and box[1] <= (word.top + word.bottom) / 2 <= box[3]
+
+
+def _union(a: tables.BBox, b: tables.BBox) -> tables.BBox:
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+# A ruled table with a cell this many lines tall may be a frame around an unruled table (rules
+# around the header and the label column only): its text is read again for aligned columns.
+PARTIAL_GRID_LINES = 5
+
+
+def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) -> list[tables.PageTable]:
+    """``found``, or the unruled tables inside its box when its rules are only a partial grid (a
+    cell holds many lines of aligned figures) and they hold at least twice as many filled cells."""
+    if max((c.count("\n") + 1 for r in found.table.rows for c in r), default=0) < PARTIAL_GRID_LINES:
+        return [found]
+    inside = [c for c in page.chars if tables.centre_in(c, found.bbox) and not is_unmapped(c)]
+    again = unruled.find_tables(list(_words(page, inside)))
+    filled = sum(1 for t in again for r in t.rows for c in r if c.strip())
+    if filled < 2 * sum(1 for r in found.table.rows for c in r if c.strip()):
+        return [found]
+    return [tables.PageTable(t.bbox, Table(t.rows, t.header_rows), t.columns) for t in again]
+
+
+def run_ocr(content: PageContent, options: ParseOptions, pdf_data: bytes) -> None:
+    """OCR a page ``read_page`` left pending: its segments become the recognised lines."""
+    from parsers.pdf import ocr  # imported lazily: onnxruntime is heavy
+
+    segments, info = ocr.ocr_page(pdf_data, content.number - 1, options.ocr_dpi, options.max_page_pixels)
+    content.segments, content.ocr, content.ocr_pending = segments, info, False
+
+
+def largest_image(page: pdfplumber.page.Page) -> tuple[int, int]:
+    """(width, height) in pixels of the page's largest image as declared in its stream dictionary
+    (read without decoding the image); (0, 0) when there is none."""
+    best = (0, 0)
+    for image in page.images:
+        try:
+            width, height = (int(v) for v in image.get("srcsize") or (0, 0))
+        except (TypeError, ValueError):
+            continue
+        if width * height > best[0] * best[1]:
+            best = (width, height)
+    return best
+
+
+def is_unmapped(char: Mapping[str, Any]) -> bool:
+    """A glyph of a font without a Unicode mapping: pdfminer gives its text as ``(cid:NN)``."""
+    text = char.get("text", "")
+    return text.startswith("(cid:") and text.endswith(")")
+
+
+def needs_ocr(
+    page: pdfplumber.page.Page, page_tables: Sequence[tables.PageTable], readable: int, unmapped: int
+) -> bool:
+    """A page to OCR: no table, and either no text layer but something drawn that could be text
+    (an image, or many vector paths for text converted to outlines; a blank page is not worth an
+    OCR run), or a text layer made mostly of glyphs without a Unicode mapping (``(cid:NN)``: the
+    text is drawn but cannot be read from the file)."""
+    if page_tables:
+        return False
+    if readable + unmapped == 0:
+        return bool(page.images) or len(page.curves) + len(page.rects) > 20
+    return unmapped > readable
+
+
+def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[unruled.Word]:
+    if not chars:
+        return
+    keep = {id(c) for c in chars}  # identity set: `obj in chars` compared dicts, quadratic per page
+    prose = (
+        page.filter(lambda obj: obj.get("object_type") != "char" or id(obj) in keep)
+        if len(chars) != len(page.chars)
+        else page
+    )
+    for w in prose.extract_words(extra_attrs=["size", "fontname"], x_tolerance_ratio=0.15):
+        if not w["upright"]:
+            continue  # rotated prose (margins, stamps) would garble the reading order
+        yield unruled.Word(
+            text=w["text"],
+            x0=float(w["x0"]),
+            top=float(w["top"]),
+            x1=float(w["x1"]),
+            bottom=float(w["bottom"]),
+            size=float(w["size"]),
+            bold=bold_font(w["fontname"]),
+            mono=mono_font(w["fontname"]),
+        )
