@@ -11,7 +11,7 @@ from parsers.pdf import headings
 from parsers.pdf import text_layout as layout
 from parsers.pdf.labels import TABLE_LABEL
 from parsers.pdf.page_reader import PageContent
-from parsers.pdf.tables import ruled as tables
+from parsers.pdf.tables.page_table import PageTable, continues, merge_continuation, titled
 from parsers.pdf.text_layout import Segment
 
 
@@ -25,10 +25,10 @@ def assemble(
     levels = headings.HeadingLevels(outline, [(p.number, p.segments) for p in pages if p.ocr is None])
     blocks: list[Block] = []
     path: list[tuple[int, str]] = []
-    previous_table: tables.PageTable | None = None
+    previous_table: PageTable | None = None
     for page in pages:
         for item in _page_items(page):
-            if isinstance(item, tables.PageTable):
+            if isinstance(item, PageTable):
                 previous_table = _add_table(blocks, item, previous_table, path, page.number)
                 continue
             previous_table = None if item else previous_table
@@ -77,23 +77,23 @@ def _prose_blocks(
 
 def _add_table(
     blocks: list[Block],
-    found: tables.PageTable,
-    previous: tables.PageTable | None,
+    found: PageTable,
+    previous: PageTable | None,
     path: list[tuple[int, str]],
     page_number: int,
-) -> tables.PageTable:
+) -> PageTable:
     """Append a table block, or extend the previous one when this table continues it."""
-    if previous is not None and blocks and blocks[-1].kind == "table" and tables.continues(previous, found):
+    if previous is not None and blocks and blocks[-1].kind == "table" and continues(previous, found):
         last = blocks.pop()
         assert last.table is not None
-        merged = tables.merge_continuation(last.table, found.table)
+        merged = merge_continuation(last.table, found.table)
         pages = [*last.metadata.get("pages", [last.page]), page_number]
         # [page, index of its first body row] per page, so each chunk of rows cites its own pages
         starts = [*last.metadata.get("page_starts", [[last.page, 0]]), [page_number, len(last.table.body)]]
         metadata = {"pages": pages, "page_starts": starts}
         blocks.append(_table_block(merged, last.heading_path, last.page, metadata))
         return found
-    table = tables.titled(found.table, _caption(blocks, page_number) or (path[-1][1] if path else None))
+    table = titled(found.table, _caption(blocks, page_number) or (path[-1][1] if path else None))
     blocks.append(_table_block(table, tuple(t for _, t in path), page_number, {"bbox": list(found.bbox)}))
     return found
 

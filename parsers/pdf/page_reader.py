@@ -24,6 +24,7 @@ from parsers.pdf import text_layout as layout
 from parsers.pdf.labels import bold_font, mono_font
 from parsers.pdf.tables import ruled as tables
 from parsers.pdf.tables import unruled
+from parsers.pdf.tables.rules import union
 from parsers.pdf.tables.unruled_header import horizontal_rules
 from parsers.pdf.text_layout import Segment
 
@@ -98,7 +99,7 @@ def _unruled_tables(
         if caption is not None:
             table = tables.titled(table, caption.text)
             taken.update(id(w) for w in words if _centre_in(w, caption.bbox))
-            bbox = _union(bbox, caption.bbox)
+            bbox = union(bbox, caption.bbox)
         extra.append(tables.PageTable(bbox, table, t.columns))
     return [w for w in words if id(w) not in taken], sorted([*ruled, *extra], key=lambda pt: pt.bbox[1])
 
@@ -121,10 +122,6 @@ def _drawn_figure(page: pdfplumber.page.Page, table: unruled.UnruledTable) -> bo
 
 def _centre_in(word: unruled.Word, box: tables.BBox) -> bool:
     return box[0] <= (word.x0 + word.x1) / 2 <= box[2] and box[1] <= (word.top + word.bottom) / 2 <= box[3]
-
-
-def _union(a: tables.BBox, b: tables.BBox) -> tables.BBox:
-    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
 # A ruled table with a cell this many lines tall may be a frame around an unruled table (rules

@@ -13,7 +13,7 @@ from parsers.options import ParseOptions
 from parsers.pdf import parser as pdf
 from parsers.pdf.tables import ruled as tables
 from parsers.pdf.tables import rules as table_rules
-from parsers.pdf.tables.ruled import GridCell
+from parsers.pdf.tables.ruled_grid import GridCell
 from parsers.source import SourceFile
 
 

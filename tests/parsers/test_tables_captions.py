@@ -19,7 +19,7 @@ from parsers.options import ParseOptions
 from parsers.pdf import parser as pdf
 from parsers.pdf.labels import TABLE_CAPTION
 from parsers.pdf.tables import ruled as tables
-from parsers.pdf.tables.ruled import Span
+from parsers.pdf.tables.header import Span
 from parsers.source import SourceFile
 
 H = A4[1]

@@ -15,6 +15,11 @@ BBox = tuple[float, float, float, float]  # x0, top, x1, bottom
 Char = Mapping[str, Any]  # pdfplumber char or edge: text, x0, x1, top, bottom, size, matrix
 
 
+def union(a: BBox, b: BBox) -> BBox:
+    """The smallest box holding both."""
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
 def cluster(values: Iterable[float], tolerance: float) -> list[float]:
     """Sorted values merged when closer than ``tolerance`` (each cluster -> its mean)."""
     out: list[list[float]] = []
