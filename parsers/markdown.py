@@ -316,14 +316,4 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     title = metadata.get("title")
     if not isinstance(title, str) or not title.strip():
         title = next((b.text for b in blocks if b.kind == "heading" and b.metadata.get("level") == 1), None)
-    return [
-        ParsedDocument(
-            doc_id=source.rel_path,
-            path=source.rel_path,
-            parser="markdown",
-            sha256=source.sha256,
-            blocks=tuple(blocks),
-            title=title,
-            metadata=metadata,
-        )
-    ]
+    return [ParsedDocument.of_file(source, "markdown", tuple(blocks), title=title, metadata=metadata)]

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from parsers.source import SourceFile
 
 BlockKind = Literal["heading", "paragraph", "list", "table", "code", "text", "quote"]
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list", "table", "code", "text", "quote")
@@ -182,6 +185,29 @@ class ParsedDocument:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     # code files only: definitions and references (parsers.code.graph); not part of to_json
     graph: CodeGraph | None = None
+
+    @classmethod
+    def of_file(
+        cls,
+        source: SourceFile,
+        parser: str,
+        blocks: tuple[Block, ...],
+        *,
+        title: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        graph: CodeGraph | None = None,
+    ) -> ParsedDocument:
+        """The one document of a whole file: its id is the file's path."""
+        return cls(
+            doc_id=source.rel_path,
+            path=source.rel_path,
+            parser=parser,
+            sha256=source.sha256,
+            blocks=blocks,
+            title=title,
+            metadata={} if metadata is None else metadata,
+            graph=graph,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The `docmill parse --json` shape."""

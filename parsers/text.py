@@ -31,12 +31,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     if not blocks:
         raise SkipFile("no text (file is blank)")
     return [
-        ParsedDocument(
-            doc_id=source.rel_path,
-            path=source.rel_path,
-            parser="text",
-            sha256=source.sha256,
-            blocks=blocks,
-            metadata={"encoding": encoding} if encoding != "utf-8" else {},
+        ParsedDocument.of_file(
+            source, "text", blocks, metadata={"encoding": encoding} if encoding != "utf-8" else {}
         )
     ]

@@ -165,13 +165,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     if encoding != "utf-8":
         metadata["encoding"] = encoding
     return [
-        ParsedDocument(
-            doc_id=source.rel_path,
-            path=source.rel_path,
-            parser="code",
-            sha256=source.sha256,
-            blocks=blocks,
-            metadata=metadata,
-            graph=extract_graph(root, data, language),
+        ParsedDocument.of_file(
+            source, "code", blocks, metadata=metadata, graph=extract_graph(root, data, language)
         )
     ]

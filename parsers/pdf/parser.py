@@ -61,17 +61,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     if not blocks:
         meta["empty"] = "no text layer" + ("" if options.ocr else " and OCR disabled")
     title = info_title or (outline[0].title if outline else None) or _first_heading(blocks) or running
-    return [
-        ParsedDocument(
-            doc_id=source.rel_path,
-            path=source.rel_path,
-            parser="pdf",
-            sha256=source.sha256,
-            blocks=tuple(blocks),
-            title=title,
-            metadata=meta,
-        )
-    ]
+    return [ParsedDocument.of_file(source, "pdf", tuple(blocks), title=title, metadata=meta)]
 
 
 def _open(data: bytes) -> pdfplumber.PDF:
