@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from parsers.source import SourceFile
+from typing import Any, Literal, Protocol
 
 BlockKind = Literal["heading", "paragraph", "list", "table", "code", "text", "quote"]
 BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list", "table", "code", "text", "quote")
@@ -168,6 +165,16 @@ class CodeGraph:
     references: tuple[Reference, ...] = ()
 
 
+class FileIdentity(Protocol):
+    """What a document needs of its file (parsers.source.SourceFile has it)."""
+
+    @property
+    def rel_path(self) -> str: ...
+
+    @property
+    def sha256(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class ParsedDocument:
     """A parsed source document.
@@ -189,7 +196,7 @@ class ParsedDocument:
     @classmethod
     def of_file(
         cls,
-        source: SourceFile,
+        source: FileIdentity,
         parser: str,
         blocks: tuple[Block, ...],
         *,

@@ -97,7 +97,8 @@ class _CharDevice(PDFPageAggregatorWithMarkedContent):
         descent = descent_unit * fontsize
         (a, b, c, d, e, f) = run.matrix
         style = self._style(font.fontname, a * d * scaling > 0 and b * c <= 0, run.ncs, run.graphicstate)
-        frame, out = self.frame, self.cur_item._objs  # CharRecords stand in for LTChars
+        frame = self.frame
+        out: list[Any] = self.cur_item._objs  # CharRecords stand in for LTChars
         bottom_y, top_y = descent + rise, descent + rise + fontsize
         (x, y) = pos
         needcharspace = False
@@ -201,7 +202,7 @@ class _CharDevice(PDFPageAggregatorWithMarkedContent):
         style = self._style(fontname, a * d * scaling > 0 and b * c <= 0, ncs, graphicstate)
         (x0, y0, x1, y1) = box
         record = self.frame.char(style, matrix, text, adv, box, x1 - x0 if vertical else y1 - y0, CharRecord)
-        self.cur_item._objs.append(record)  # LTContainer.add, minus a call
+        self.cur_item._objs.append(record)  # type: ignore[arg-type]  # LTContainer.add, minus a call
         return adv
 
 

@@ -84,10 +84,10 @@ def page_objects(page: pdfplumber.page.Page) -> dict[str, list[dict[str, Any]]]:
     frame, colorspace_name = PageFrame.of(page), ColorspaceNames()
     for obj in _leaves(tree._objs, with_containers):
         if type(obj) is CharRecord:
-            attr: dict[str, Any] | None = obj
+            attr: dict[str, Any] = obj
         else:
-            attr = _plain_char(obj, frame, colorspace_name) if fast else None
-            attr = page.process_object(obj) if attr is None else attr
+            plain = _plain_char(obj, frame, colorspace_name) if fast else None
+            attr = page.process_object(obj) if plain is None else plain
         kind = attr["object_type"]
         if kind == "char":
             if not chars:
