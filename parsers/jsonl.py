@@ -14,7 +14,7 @@ from typing import Any
 
 from parsers.model import Block, ParsedDocument, SkipFile
 from parsers.options import ParseOptions
-from parsers.source import SourceFile, split_lines
+from parsers.source import SourceFile, encoding_note, split_lines
 
 logger = logging.getLogger(__name__)
 
@@ -82,8 +82,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
             bad.append((number, str(exc)))
             continue
         first_line[doc_id] = number
-        if encoding != "utf-8":
-            metadata["encoding"] = encoding
+        metadata.update(encoding_note(encoding))
         docs.append(
             ParsedDocument(
                 doc_id=doc_id,

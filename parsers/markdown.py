@@ -22,7 +22,7 @@ from markdown_it.tree import SyntaxTreeNode
 from parsers.html_tables import read_html_tables
 from parsers.model import EMPTY_REASON, Block, ParsedDocument, SkipFile, Table
 from parsers.options import ParseOptions
-from parsers.source import SourceFile, split_lines
+from parsers.source import SourceFile, encoding_note, split_lines
 
 # Front matter values kept after expanding YAML aliases: a "billion laughs" header (aliases of
 # aliases) is a few hundred bytes of YAML and 10^9 values once expanded.
@@ -311,8 +311,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
         if not _text_outside_markup(body):
             raise SkipFile(f"{EMPTY_REASON} (front matter and markup only)")
         raise SkipFile("no Markdown content")
-    if encoding != "utf-8":
-        metadata["encoding"] = encoding
+    metadata.update(encoding_note(encoding))
     title = metadata.get("title")
     if not isinstance(title, str) or not title.strip():
         title = next((b.text for b in blocks if b.kind == "heading" and b.metadata.get("level") == 1), None)

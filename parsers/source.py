@@ -68,3 +68,9 @@ class SourceFile:
             except UnicodeDecodeError:
                 continue
         return self.data.decode("latin-1"), "latin-1"
+
+
+def encoding_note(encoding: str) -> dict[str, str]:
+    """What a document's metadata says of its file's encoding (``SourceFile.text``'s second
+    value): nothing for UTF-8, else ``{"encoding": ...}`` (the fallback that was used)."""
+    return {} if encoding == "utf-8" else {"encoding": encoding}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from parsers.model import Block, ParsedDocument, SkipFile
 from parsers.options import ParseOptions
-from parsers.source import SourceFile, split_lines
+from parsers.source import SourceFile, encoding_note, split_lines
 
 
 def paragraphs(text: str) -> list[tuple[str, int, int]]:
@@ -30,8 +30,4 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     blocks = tuple(Block(kind="paragraph", text=p, lines=(a, b)) for p, a, b in paragraphs(text))
     if not blocks:
         raise SkipFile("no text (file is blank)")
-    return [
-        ParsedDocument.of_file(
-            source, "text", blocks, metadata={"encoding": encoding} if encoding != "utf-8" else {}
-        )
-    ]
+    return [ParsedDocument.of_file(source, "text", blocks, metadata=encoding_note(encoding))]

@@ -30,7 +30,7 @@ from parsers.code.syntax import (
 )
 from parsers.model import Block, ParsedDocument, SkipFile
 from parsers.options import ParseOptions
-from parsers.source import SourceFile
+from parsers.source import SourceFile, encoding_note
 
 
 def _line_start(source: bytes, offset: int) -> int:
@@ -162,8 +162,7 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
         "syntax_errors": count_syntax_errors(root),
         "lines": text.count("\n") + (0 if text.endswith("\n") else 1),
     }
-    if encoding != "utf-8":
-        metadata["encoding"] = encoding
+    metadata.update(encoding_note(encoding))
     return [
         ParsedDocument.of_file(
             source, "code", blocks, metadata=metadata, graph=extract_graph(root, data, language)
