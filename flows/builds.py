@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
-from flows import incremental
+from flows import embeddings, incremental
 from flows.config import IngestConfig
 from flows.run import BuildContent, IngestRun, Progress
 from indexers.build import write as segmented
@@ -52,7 +52,7 @@ def build_whole(run: IngestRun, content: BuildContent) -> Path:
     config, chunks, vectors = run.config, content.chunks, content.vectors
     tokenizer = make_tokenizer(config)
     folder = run.store.new_build_dir()
-    keys = [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
+    keys = [embeddings.embedding_key(config.embedding_id, c.index_text) for c in chunks]
     # Tokenised chunk by chunk as the segment's postings are counted (a str per token for every
     # chunk at once was most of a 1M-chunk build's peak); calibration re-tokenises only its sample.
     token_lists = (tokenizer(c.index_text) for c in chunks)
@@ -99,7 +99,7 @@ def build_next(run: IngestRun, content: BuildContent) -> Path:
     previous, config = run.previous, run.config
     assert previous is not None and content.fusion is not None, "a next build needs a kept build"
     folder = run.store.new_build_dir()
-    keys = [incremental.embedding_key(config.embedding_id, c.index_text) for c in content.chunks]
+    keys = [embeddings.embedding_key(config.embedding_id, c.index_text) for c in content.chunks]
     _step(run.progress, "chunks")
     written = segmented.write_next(
         previous.folder,

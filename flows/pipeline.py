@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from flows import incremental, stages
+from flows import embeddings, stages
 from flows.builds import build_index as build_index
 from flows.builds import publish as publish
 from flows.builds import publish_changes as publish_changes
@@ -69,7 +69,7 @@ class LocalExecutor:
         return outcomes
 
     def encode(self, run: IngestRun, texts: Sequence[str]) -> np.ndarray:
-        return incremental.encode_in_slices(self.embedder(run), texts, run.progress)
+        return embeddings.encode_in_slices(self.embedder(run), texts, run.progress)
 
     def embedder(self, run: IngestRun) -> Any:
         return run.embedder or run.config.embedder()

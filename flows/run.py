@@ -13,7 +13,8 @@ import numpy as np
 
 from chunkers.model import Chunk
 from flows.config import IngestConfig
-from flows.incremental import EmbeddingCache, EmbeddingWork, Plan, PreviousBuild
+from flows.embeddings import EmbeddingCache, EmbeddingWork
+from flows.incremental import Plan, PreviousBuild
 from indexers.build.graph_file import FileGraph
 from indexers.build.manifest import DocumentRecord
 from indexers.build.store import IndexStore

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
-from flows import endpoint, incremental
+from flows import embeddings, endpoint, incremental
 from flows.builds import build_next, build_whole
 from flows.builds import publish as publish_build
 from flows.config import IngestConfig
@@ -77,14 +77,14 @@ def chunk(run: IngestRun, outcomes: dict[str, ParseOutcome]) -> Chunked:
         config = choose_model(config, chunks)
         cache = incremental.reusable_embeddings(run.store, previous, run.full_rebuild)
     graph = incremental.assemble_graph(the_plan, outcomes, previous)
-    work = incremental.embedding_work(chunks, config.embedding_id, cache)
+    work = embeddings.embedding_work(chunks, config.embedding_id, cache)
     return Chunked(chunks, records, count, graph, cache, work, run.by_segments, masked, config)
 
 
 def embed(run: IngestRun, chunked: Chunked, encode: Encode) -> tuple[np.ndarray, str]:
     """One vector per chunk: cached ones reused, new texts embedded. A whole build's go through
     the executor's ``encode``; a few for the next build by segments through a loaded embedder or
-    the torch-free encoder (incremental.encode_texts); an endpoint's through its journal. Also
+    the torch-free encoder (embeddings.encode_texts); an endpoint's through its journal. Also
     says how ("model", "torch-free", "endpoint" or "none")."""
     config, work, progress = run.config, chunked.work, run.progress
     if endpoint.is_remote(config.embedding_backend) and (work.texts or chunked.by_segments):
@@ -92,13 +92,13 @@ def embed(run: IngestRun, chunked: Chunked, encode: Encode) -> tuple[np.ndarray,
             progress("embed", 0, len(work.texts))
         fresh, how = endpoint.encode_work(work, config, run.embedder, run.store.root, progress), "endpoint"
     elif chunked.by_segments:
-        fresh, how = incremental.encode_texts(work.texts, config, run.embedder, progress)
+        fresh, how = embeddings.encode_texts(work.texts, config, run.embedder, progress)
     elif work.texts:
         fresh, how = encode(run, work.texts), "model"
     else:  # nothing new to embed: the model is never loaded
         fresh, how = np.zeros((0, 0), dtype=np.float32), "none"
     dim = run.previous.manifest.embedding.get("dim") if chunked.by_segments and run.previous else None
-    return incremental.assemble_vectors(work, chunked.cache, fresh, dim=dim), how
+    return embeddings.assemble_vectors(work, chunked.cache, fresh, dim=dim), how
 
 
 def write(run: IngestRun, chunked: Chunked, vectors: np.ndarray, embedded_with: str) -> Path:
