@@ -87,8 +87,8 @@ def embed_task(texts: list[str], model: str, batch_size: int, backend: str = "to
 def _stage_task(stage: Callable[..., Any], retries: bool) -> Any:
     # Big in-memory values (the run record, chunks, arrays) pass between the stages: NO_CACHE keeps
     # Prefect from hashing them for a cache key nobody uses (and PrefectExecutor.call quotes them).
-    options = IO_RETRIES if retries else {}
-    return task(stage, name=f"{stage.__name__}_task", cache_policy=NO_CACHE, **options)
+    options: dict[str, Any] = IO_RETRIES if retries else {}
+    return task(name=f"{stage.__name__}_task", cache_policy=NO_CACHE, **options)(stage)
 
 
 # The stages flows.pipeline.execute runs as tasks; I/O ones retry with back-off.
