@@ -1,14 +1,16 @@
-"""Writing builds: a full build (build_index: every chunk in one segment), the next build of an
+"""Writing builds: a whole build (build_whole: every chunk in one segment), the next build of an
 index by segments (build_next: the previous build's files hard-linked, only new chunks written;
-flows/segmented.py), the manifest both end with, and publish_changes, the same for chunks and
-vectors made elsewhere (benchmarks, apps that embed themselves). flows.pipeline runs these after
-its parse, chunk and embed stages."""
+indexers.build.write), the manifest both end with, and publish_changes, the same for chunks and
+vectors made elsewhere (benchmarks, apps that embed themselves). Each takes the run
+(flows.run.IngestRun) and what the build holds (flows.run.BuildContent); the write stage
+(flows.stages.write) calls them after the parse, chunk and embed stages."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
-from flows import incremental
+from flows import embeddings, incremental
 from flows.config import IngestConfig
+from flows.run import BuildContent, IngestRun, Progress
 from indexers.build import write as segmented
 from indexers.build.files import GRAPH_FILE
 from indexers.build.graph_file import GRAPH_KEY, FileGraph, write_graph
@@ -32,14 +35,38 @@ from indexers.lexical.segmented import BM25Scorer, SegmentedBM25
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking.abstain import DEFAULT_JOINT_E5, calibrate_abstain
 from indexers.ranking.calibrate import calibrate_fusion
+from indexers.ranking.defaults import DEFAULT_WEIGHTS
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[str, int, int], None]
 FUSION_KEY = "fusion"
 SEGMENTS_KEY = "segments"  # Manifest.extra: an incremental build's segments and what it merged
 # Warn when the embedding model cannot read more than this share of the corpus.
 HIGH_UNKNOWN_SHARE = 0.2
+
+
+def build_whole(run: IngestRun, content: BuildContent) -> Path:
+    """Write a complete, unpublished build folder of one segment holding every chunk, and return
+    it. The fusion weights are calibrated with ``run.embedder`` unless ``content.fusion`` is kept;
+    ``content.graph`` (the code files' definitions and references) is stored as graph.jsonl when given."""
+    config, chunks, vectors = run.config, content.chunks, content.vectors
+    tokenizer = make_tokenizer(config)
+    folder = run.store.new_build_dir()
+    keys = [embeddings.embedding_key(config.embedding_id, c.index_text) for c in chunks]
+    # Tokenised chunk by chunk as the segment's postings are counted (a str per token for every
+    # chunk at once was most of a 1M-chunk build's peak); calibration re-tokenises only its sample.
+    token_lists = (tokenizer(c.index_text) for c in chunks)
+    _step(run.progress, "chunks")
+    params = BM25Params(config.k1, config.b)
+    written = segmented.write_full(folder, chunks, vectors, keys, token_lists, config.vector_index, params)
+    _step(run.progress, "vectors")
+    info = written.segments[0]
+    bm25 = SegmentedBM25([load_segment(segment_folder(folder, info.name), info)], params)
+    fusion = fusion_for_build(chunks, bm25, tokenizer, vectors, run.embedder, content.fusion)
+    _step(run.progress, "bm25")
+    write_manifest(folder, written, run, dataclasses.replace(content, fusion=fusion))
+    _step(run.progress, "manifest")
+    return folder
 
 
 def build_index(
@@ -56,87 +83,52 @@ def build_index(
     reuse_fusion: dict[str, Any] | None = None,
     graph: Sequence[FileGraph] | None = None,
 ) -> Path:
-    """Write a complete, unpublished build folder of one segment holding every chunk, and return
-    it. ``graph`` (the code files' definitions and references) is stored as graph.jsonl when given."""
-    tokenizer = make_tokenizer(config)
-    folder = store.new_build_dir()
-    steps = ["chunks", "bm25", "vectors", "manifest"]
-    keys = [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
-    # Tokenised chunk by chunk as the segment's postings are counted (a str per token for every
-    # chunk at once was most of a 1M-chunk build's peak); calibration re-tokenises only its sample.
-    token_lists = (tokenizer(c.index_text) for c in chunks)
-    _step(progress, steps, "chunks")
-    params = BM25Params(config.k1, config.b)
-    written = segmented.write_full(folder, chunks, vectors, keys, token_lists, config.vector_index, params)
-    _step(progress, steps, "vectors")
-    info = written.segments[0]
-    bm25 = SegmentedBM25([load_segment(segment_folder(folder, info.name), info)], params)
-    fusion = fusion_for_build(chunks, bm25, tokenizer, vectors, embedder, reuse_fusion)
-    _step(progress, steps, "bm25")
-    write_manifest(folder, written, records, config, sources, embedding, fusion, extra, graph)
-    _step(progress, steps, "manifest")
-    return folder
+    """build_whole with its arguments spelled out, as the benchmarks (bench/bench_open.py,
+    bench_scale.py, bench_segments.py) call it."""
+    run = IngestRun(store, sources, config, embedder=embedder, progress=progress)
+    content = BuildContent(chunks, vectors, records, embedding, reuse_fusion, extra or {}, graph)
+    return build_whole(run, content)
 
 
-def build_next(
-    store: IndexStore,
-    previous: incremental.PreviousBuild,
-    chunks: Sequence[Chunk],
-    vectors: np.ndarray,
-    masked: Collection[str],
-    records: Sequence[DocumentRecord],
-    config: IngestConfig,
-    sources: Sequence[str],
-    embedding: dict,
-    fusion: dict[str, Any],
-    extra: dict[str, Any] | None = None,
-    graph: Sequence[FileGraph] | None = None,
-    progress: Progress | None = None,
-) -> Path:
-    """Write the next build of ``previous`` without rewriting it: its segments hard-linked, the
-    chunks of the ``masked`` paths masked, ``chunks`` (all chunks of each new or changed file, with
-    their ``vectors``) in one new segment, merged where indexers.build.write's policy says. ``fusion``:
-    the calibration kept from ``previous`` (flows.pipeline.reusable_fusion)."""
-    folder = store.new_build_dir()
-    steps = ["chunks", "bm25", "vectors", "manifest"]
-    keys = [incremental.embedding_key(config.embedding_id, c.index_text) for c in chunks]
-    _step(progress, steps, "chunks")
+def build_next(run: IngestRun, content: BuildContent) -> Path:
+    """Write the next build of ``run.previous`` without rewriting it: its segments hard-linked,
+    the chunks of the ``content.masked`` paths masked, ``content.chunks`` (all chunks of each new or
+    changed file, with their vectors) in one new segment, merged where indexers.build.write's policy
+    says. ``content.fusion``: the calibration kept from the previous build
+    (flows.settings.reusable_fusion)."""
+    previous, config = run.previous, run.config
+    assert previous is not None and content.fusion is not None, "a next build needs a kept build"
+    folder = run.store.new_build_dir()
+    keys = [embeddings.embedding_key(config.embedding_id, c.index_text) for c in content.chunks]
+    _step(run.progress, "chunks")
     written = segmented.write_next(
         previous.folder,
         previous.manifest,
         folder,
-        chunks,
-        vectors,
+        content.chunks,
+        content.vectors,
         keys,
-        masked,
+        content.masked,
         make_tokenizer(config),
         config.vector_index,
         located=previous.located,
     )
-    _step(progress, steps, "bm25")
-    _step(progress, steps, "vectors")
-    fused = {**fusion, "reused": True}
+    _step(run.progress, "bm25")
+    _step(run.progress, "vectors")
     summary = {"segments": [s.name for s in written.segments], "merged": written.merged}
-    extra = {**(extra or {}), SEGMENTS_KEY: summary}
-    write_manifest(folder, written, records, config, sources, embedding, fused, extra, graph)
-    _step(progress, steps, "manifest")
+    fused = {**content.fusion, "reused": True}
+    kept = dataclasses.replace(content, fusion=fused, extra={**content.extra, SEGMENTS_KEY: summary})
+    write_manifest(folder, written, run, kept)
+    _step(run.progress, "manifest")
     return folder
 
 
 def write_manifest(
-    folder: Path,
-    written: segmented.WrittenSegments,
-    records: Sequence[DocumentRecord],
-    config: IngestConfig,
-    sources: Sequence[str],
-    embedding: dict,
-    fusion: dict[str, Any],
-    extra: dict[str, Any] | None,
-    graph: Sequence[FileGraph] | None,
+    folder: Path, written: segmented.WrittenSegments, run: IngestRun, content: BuildContent
 ) -> Manifest:
     """graph.jsonl (when given) and the manifest, written last: files written this run are
     hashed, carried ones keep their recorded checksums."""
-
+    config, records, graph = run.config, content.records, content.graph
     graph_summary = {GRAPH_KEY: write_graph(folder, graph)} if graph is not None else {}
     largest = max(written.segments, key=lambda s: s.rows)
     vector_index = {**(largest.vectors or {}), "requested": config.vector_index}
@@ -145,8 +137,8 @@ def write_manifest(
         docmill_version=DOCMILL_VERSION,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         build=folder.name,
-        sources=[str(s) for s in sources],
-        embedding=embedding,
+        sources=run.source_names,
+        embedding=content.embedding,
         tokenizer=make_tokenizer(config).to_dict(),
         bm25={"k1": config.k1, "b": config.b},
         chunker={"max_tokens": config.chunk.max_tokens, "token_count": "estimate-v1"},
@@ -160,10 +152,10 @@ def write_manifest(
         segments=[s.to_json() for s in written.segments],
         extra={
             incremental.REUSE_KEY: incremental.reuse_key(config),
-            FUSION_KEY: fusion,
+            FUSION_KEY: content.fusion,
             ann.MANIFEST_KEY: vector_index,
             **graph_summary,
-            **(extra or {}),
+            **content.extra,
         },
     )
     names = written.names + ([GRAPH_FILE] if graph is not None else [])
@@ -189,7 +181,7 @@ def fusion_for_build(
     if embedder is None or not len(vectors):
         return {
             "method": "none",
-            "weights": {"bm25": 1.0, "vector": 1.0},
+            "weights": dict(DEFAULT_WEIGHTS),
             "reason": "no embedder to calibrate",
             "abstain": calibrate_abstain(chunks, bm25, tokenizer, None, None),
         }
@@ -228,9 +220,12 @@ def corpus_unknown_share(chunks: Sequence[Chunk], embedder: Embedder, sample: in
     return round(share, 4)
 
 
-def _step(progress: Progress | None, steps: list[str], name: str) -> None:
+WRITE_STEPS = ("chunks", "bm25", "vectors", "manifest")
+
+
+def _step(progress: Progress | None, name: str) -> None:
     if progress:
-        progress(f"write:{name}", steps.index(name) + 1, len(steps))
+        progress(f"write:{name}", WRITE_STEPS.index(name) + 1, len(WRITE_STEPS))
 
 
 def make_tokenizer(config: IngestConfig) -> Tokenizer:
@@ -268,23 +263,14 @@ def publish_changes(
         changed = {c.path for c in chunks}
         records = list(records) if records is not None else changed_records(manifest, chunks, removed)
         masked = sorted(p for p in {*changed, *removed} if p in previous.located)
-        fusion = manifest.extra.get(FUSION_KEY) or {"method": "none", "weights": {"bm25": 1.0, "vector": 1.0}}
+        fusion = manifest.extra.get(FUSION_KEY) or {"method": "none", "weights": dict(DEFAULT_WEIGHTS)}
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), -1)
         embedding = {**manifest.embedding, "dim": manifest.embedding.get("dim") or int(vectors.shape[1])}
         graph = [g for p, g in sorted(previous.graph_by_path.items()) if p not in changed | set(removed)]
-        folder = build_next(
-            store,
-            previous,
-            chunks,
-            vectors,
-            masked,
-            records,
-            config,
-            manifest.sources,
-            embedding,
-            fusion,
-            graph=graph if GRAPH_FILE in manifest.files else None,
-        )
+        run = IngestRun(store, manifest.sources, config, previous=previous)
+        kept_graph = graph if GRAPH_FILE in manifest.files else None
+        content = BuildContent(chunks, vectors, records, embedding, fusion, graph=kept_graph, masked=masked)
+        folder = build_next(run, content)
         publish(store, folder, config.keep_builds)
     return folder
 

@@ -2,7 +2,7 @@
 anything, and a journal that makes the embed stage resumable.
 
 Vectors an endpoint returns are written to ``INDEX/embedding-journal/<id>/`` every
-``JOURNAL_EVERY`` texts, keyed like a build's ``embedding_keys.npy`` (incremental.embedding_key).
+``JOURNAL_EVERY`` texts, keyed like a build's ``embedding_keys.npy`` (flows.embeddings.embedding_key).
 A run that fails half way (endpoint down, 401, Ctrl-C) publishes nothing, but the next run takes
 those vectors from the journal and asks the endpoint only for the rest; a published build clears
 it. A journal made by another model (its probe vector differs) is discarded.
@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from flows.config import IngestConfig
-from flows.incremental import EmbeddingWork, PreviousBuild
+from flows.embeddings import EmbeddingWork
+from flows.incremental import PreviousBuild
 from indexers.build.files import EMBEDDING_JOURNAL
 from indexers.dense.remote import RemoteEmbedder, is_remote, manifest_fields
 

@@ -9,7 +9,6 @@ Golden sets come in two shapes:
 
 from __future__ import annotations
 
-import csv
 import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -19,6 +18,7 @@ from typing import Any
 
 from flows.outcomes import IngestError
 from indexers.ranking.metrics import ndcg_at_k
+from indexers.ranking.qrels import read_qrels, read_queries
 
 GATE_KEY = "quality_gate"
 
@@ -54,23 +54,16 @@ def load_golden(path: str | Path) -> list[GoldenQuery]:
 
 
 def _load_beir(folder: Path) -> list[GoldenQuery]:
-    texts = {}
-    with open(folder / "queries.jsonl", encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                row = json.loads(line)
-                texts[str(row["_id"])] = row["text"]
+    texts = read_queries(folder / "queries.jsonl")
     qrels_dir = folder / "qrels"
     qrels_file = (
         qrels_dir / "test.tsv" if (qrels_dir / "test.tsv").is_file() else min(qrels_dir.glob("*.tsv"))
     )
     gains: dict[str, dict[str, float]] = {}
-    with open(qrels_file, encoding="utf-8", newline="") as handle:
-        for row in csv.reader(handle, delimiter="\t"):
-            if not row or row[0] == "query-id":
-                continue
-            if float(row[2]) > 0:
-                gains.setdefault(row[0], {})[row[1]] = float(row[2])
+    for qid, scores in read_qrels(qrels_file).items():
+        relevant = {doc: float(score) for doc, score in scores.items() if float(score) > 0}
+        if relevant:
+            gains[qid] = relevant
     missing = sorted(set(gains) - set(texts))
     if missing:
         raise ValueError(f"{qrels_file} names queries not in queries.jsonl: {', '.join(missing[:5])}")

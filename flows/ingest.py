@@ -1,4 +1,5 @@
-"""The Prefect flow `ingest`: the pipeline stages as tasks. Only this module imports Prefect.
+"""The Prefect flow `ingest`: the ingest of flows.pipeline.execute, its stages (flows.stages) run
+as tasks by PrefectExecutor. Only this module imports Prefect.
 
 Each run diffs the source tree against the current build (flows.incremental): only added or changed
 files are parsed, and only chunks whose indexed text has no cached embedding are embedded. Parse
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import time
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -23,14 +25,17 @@ from prefect import flow, get_run_logger, task, unmapped
 from prefect.cache_policies import NO_CACHE
 from prefect.context import TaskRunContext
 from prefect.tasks import exponential_backoff
+from prefect.utilities.annotations import quote
 
-from chunkers.model import Chunk
 from chunkers.sizing import ChunkOptions
-from flows import incremental, pipeline
+from flows import stages
 from flows.config import IngestConfig
 from flows.outcomes import ParseOutcome, SourceRef
+from flows.pipeline import execute
+from flows.report import IngestReport
+from flows.run import IngestRun
+from flows.sources import parse_file
 from indexers.build.graph_file import GRAPH_VERSION
-from indexers.build.manifest import DocumentRecord
 from indexers.build.store import IndexStore
 from indexers.build.version import DOCMILL_VERSION
 from indexers.dense.embedder import BACKENDS, Embedder, make_embedder
@@ -63,27 +68,9 @@ def _parse_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str
     return f"docmill-parse-{key}-{digest.hexdigest()}"
 
 
-# Big in-memory values (chunks, arrays) pass between the tasks below: NO_CACHE keeps Prefect from
-# hashing them for a cache key nobody uses.
-@task(cache_policy=NO_CACHE, **IO_RETRIES)
-def plan_task(
-    sources: list[str], index: str, config: IngestConfig, full_rebuild: bool
-) -> tuple[incremental.Plan, incremental.PreviousBuild | None]:
-    return pipeline.prepare(IndexStore(index), sources, config, full_rebuild)
-
-
 @task(cache_key_fn=_parse_cache_key, cache_expiration=timedelta(days=30), persist_result=True, **IO_RETRIES)
 def parse_task(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
-    return pipeline.parse_file(ref, options)
-
-
-@task(cache_policy=NO_CACHE)
-def chunk_task(
-    the_plan: incremental.Plan, outcomes: dict[str, ParseOutcome], config: IngestConfig
-) -> tuple[list[Chunk], list[DocumentRecord]]:
-    chunks, records = incremental.assemble(the_plan, outcomes, config)
-    pipeline.check_outcome(records, chunks, config)
-    return chunks, records
+    return parse_file(ref, options)
 
 
 @functools.cache
@@ -97,144 +84,62 @@ def embed_task(texts: list[str], model: str, batch_size: int, backend: str = "to
     return _embedder(model, batch_size, backend).encode(texts)
 
 
-@task(cache_policy=NO_CACHE, **IO_RETRIES)
-def build_task(
-    index: str,
-    chunks: list[Chunk],
-    vectors: Any,
-    records: list[DocumentRecord],
-    config: IngestConfig,
-    sources: list[str],
-    extra: dict,
-    reuse_fusion: dict | None = None,
-    graph: list | None = None,
-) -> str:
-    embedding = pipeline.embedding_info(config, vectors)
-    # the model loads only if calibrating
-    embedder = _embedder(config.model, config.batch_size, config.embedding_backend)
-    folder = pipeline.build_index(
-        IndexStore(index),
-        chunks,
-        vectors,
-        records,
-        config,
-        sources,
-        embedding,
-        extra,
-        embedder=embedder,
-        reuse_fusion=reuse_fusion,
-        graph=graph,
-    )
-    return str(folder)
+def _stage_task(stage: Callable[..., Any], retries: bool) -> Any:
+    # Big in-memory values (the run record, chunks, arrays) pass between the stages: NO_CACHE keeps
+    # Prefect from hashing them for a cache key nobody uses (and PrefectExecutor.call quotes them).
+    options: dict[str, Any] = IO_RETRIES if retries else {}
+    return task(name=f"{stage.__name__}_task", cache_policy=NO_CACHE, **options)(stage)
 
 
-@task(cache_policy=NO_CACHE, **IO_RETRIES)
-def next_build_task(
-    index: str,
-    previous: incremental.PreviousBuild,
-    the_plan: incremental.Plan,
-    outcomes: dict[str, ParseOutcome],
-    config: IngestConfig,
-    sources: list[str],
-    fusion: dict[str, Any],
-) -> tuple[str, list[DocumentRecord], int, int]:
-    """A small change: the next build by segments (the previous build's files hard-linked, the
-    changed files' chunks embedded and written as one new segment)."""
-    folder, records, count, embedded = pipeline.segment_run(
-        IndexStore(index), previous, the_plan, outcomes, config, sources, None, fusion, {}, None
-    )
-    return str(folder), records, count, embedded
+# The stages flows.pipeline.execute runs as tasks; I/O ones retry with back-off.
+STAGE_TASKS = {
+    stages.plan: _stage_task(stages.plan, retries=True),
+    stages.chunk: _stage_task(stages.chunk, retries=False),
+    stages.write: _stage_task(stages.write, retries=True),
+    stages.gate: _stage_task(stages.gate, retries=False),
+    stages.publish: _stage_task(stages.publish, retries=True),
+}
 
 
-@task(cache_policy=NO_CACHE)
-def gate_task(index: str, folder: str, config: IngestConfig) -> dict[str, Any] | None:
-    embedder = _embedder(config.model, config.batch_size, config.embedding_backend)
-    return pipeline.run_gate(IndexStore(index), Path(folder), config, embedder)
+class PrefectExecutor:
+    """flows.pipeline.execute's stages as Prefect tasks: parse tasks mapped over the files (cached
+    by content), a whole build's new texts embedded by tasks mapped over EMBED_BATCH slices (on
+    the flow's task runner: Dask when asked for), the rest one task each."""
 
+    def locked(self, store: IndexStore) -> AbstractContextManager[None]:
+        return store.lock(timeout=600)
 
-@task(cache_policy=NO_CACHE, **IO_RETRIES)
-def publish_task(index: str, folder: str, keep_builds: int) -> None:
-    pipeline.publish(IndexStore(index), Path(folder), keep_builds)
+    def call(self, stage: Callable[..., Any], *args: Any) -> Any:
+        return STAGE_TASKS[stage](*(quote(a) for a in args))
 
+    def parse(self, run: IngestRun, refs: Sequence[SourceRef]) -> list[ParseOutcome]:
+        return list(parse_task.map(list(refs), options=unmapped(run.config.parse)).result())
 
-def _embed(chunks: list[Chunk], config: IngestConfig, cache: incremental.EmbeddingCache) -> tuple[Any, int]:
-    import numpy as np
+    def encode(self, run: IngestRun, texts: Sequence[str]) -> Any:
+        import numpy as np
 
-    work = incremental.embedding_work(chunks, config.embedding_id, cache)
-    batches = [work.texts[i : i + EMBED_BATCH] for i in range(0, len(work.texts), EMBED_BATCH)]
-    if batches:
-        fresh = np.concatenate(
-            embed_task.map(
-                batches,
-                unmapped(config.model),
-                unmapped(config.batch_size),
-                unmapped(config.embedding_backend),
-            ).result()
+        config = run.config
+        batches = [list(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
+        futures = embed_task.map(
+            batches, unmapped(config.model), unmapped(config.batch_size), unmapped(config.embedding_backend)
         )
-    else:  # everything cached: no task, no model
-        fresh = np.zeros((0, 0), dtype=np.float32)
-    return incremental.assemble_vectors(work, cache, fresh), len(work.texts)
+        return np.concatenate(futures.result())
+
+    def embedder(self, run: IngestRun) -> Embedder:
+        """The model for calibration and the gate, loaded once per process (it loads only if used)."""
+        config = run.config
+        return run.embedder or _embedder(config.model, config.batch_size, config.embedding_backend)
 
 
-def _whole_build(
-    index: str,
-    previous: incremental.PreviousBuild | None,
-    the_plan: incremental.Plan,
-    outcomes: dict[str, ParseOutcome],
-    config: IngestConfig,
-    sources: list[str],
-    full_rebuild: bool,
-    reuse: dict[str, Any] | None,
-) -> tuple[str, list[DocumentRecord], int, int, IngestConfig]:
-    """Every chunk of the tree in one new segment; new texts embedded by mapped tasks (on Dask
-    when the flow runs there). Returns the config with model "auto" resolved."""
-    chunks, records = chunk_task(the_plan, outcomes, config)
-    config = pipeline.choose_model(config, chunks)
-    graph = incremental.assemble_graph(the_plan, outcomes, previous)
-    cache = incremental.reusable_embeddings(IndexStore(index), previous, full_rebuild)
-    vectors, embedded = _embed(chunks, config, cache)
-    extra = {incremental.INCREMENTAL_KEY: {**the_plan.summary(), "embedded": embedded}}
-    folder = build_task(index, chunks, vectors, records, config, sources, extra, reuse, graph)
-    return folder, records, len(chunks), embedded, config
-
-
-def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: bool) -> pipeline.IngestReport:
-    """The flow body: tasks wired in order, under the index lock."""
+def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: bool) -> IngestReport:
+    """The flow body: flows.pipeline.execute with the stages as tasks."""
     if config.embedding_backend not in BACKENDS:  # an endpoint (indexers.dense.remote)
         raise ValueError("the Prefect flow embeds locally only: use `docmill ingest` with an endpoint")
-    started = time.perf_counter()
-    with IndexStore(index).lock(timeout=600):
-        the_plan, previous = plan_task(sources, index, config, full_rebuild)
-        config = pipeline.keep_model(config, previous, full_rebuild)
-        if pipeline.is_noop(the_plan, previous, config, sources):
-            return pipeline.noop_report(the_plan, previous, index, started, {})
-        to_parse = the_plan.to_parse
-        parsed = parse_task.map(to_parse, options=unmapped(config.parse)).result()
-        outcomes = {ref.rel_path: outcome for ref, outcome in zip(to_parse, parsed, strict=True)}
-        reuse = pipeline.reusable_fusion(previous, the_plan, config, full_rebuild)
-        if (
-            previous is not None
-            and reuse is not None
-            and pipeline.by_segments(previous, config, full_rebuild)
-        ):
-            folder, records, chunk_count, embedded = next_build_task(
-                index, previous, the_plan, outcomes, config, sources, reuse
-            )
-        else:
-            folder, records, chunk_count, embedded, config = _whole_build(
-                index, previous, the_plan, outcomes, config, sources, full_rebuild, reuse
-            )
-        gate = gate_task(index, folder, config)
-        publish_task(index, folder, config.keep_builds)
-    report = pipeline.make_report(Path(folder).name, index, records, chunk_count, 0.0, {})
-    report.gate = gate
-    return pipeline.with_plan(report, the_plan, embedded, started, published=True)
+    return execute(IngestRun(IndexStore(index), sources, config, full_rebuild), PrefectExecutor())
 
 
 @flow(name="ingest-dask")
-def _ingest_on_dask(
-    sources: list[str], index: str, config: IngestConfig, full_rebuild: bool
-) -> pipeline.IngestReport:
+def _ingest_on_dask(sources: list[str], index: str, config: IngestConfig, full_rebuild: bool) -> IngestReport:
     return _run(sources, index, config, full_rebuild)
 
 

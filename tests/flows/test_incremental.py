@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import docmill
-from flows import incremental
+from flows import embeddings
 from flows.config import IngestConfig
 from flows.pipeline import run_ingest
 from indexers.build.manifest import Manifest
@@ -187,16 +187,16 @@ def test_embedding_work_dedupes_and_assembles_from_cache():
     def chunk(i: int, text: str) -> Chunk:
         return Chunk(str(i), "d", "p", "text", text, text)
 
-    old = incremental.EmbeddingCache(
-        [incremental.embedding_key("m", "a")], np.array([[1.0, 0.0]], dtype=np.float32)
+    old = embeddings.EmbeddingCache(
+        [embeddings.embedding_key("m", "a")], np.array([[1.0, 0.0]], dtype=np.float32)
     )
-    work = incremental.embedding_work([chunk(0, "a"), chunk(1, "b"), chunk(2, "b")], "m", old)
+    work = embeddings.embedding_work([chunk(0, "a"), chunk(1, "b"), chunk(2, "b")], "m", old)
     assert work.texts == ["b"] and len(work.keys) == 3
-    vectors = incremental.assemble_vectors(work, old, np.array([[0.0, 1.0]], dtype=np.float32))
+    vectors = embeddings.assemble_vectors(work, old, np.array([[0.0, 1.0]], dtype=np.float32))
     assert vectors.tolist() == [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
-    assert incremental.embedding_key("m", "a") != incremental.embedding_key("n", "a")
+    assert embeddings.embedding_key("m", "a") != embeddings.embedding_key("n", "a")
     with pytest.raises(ValueError, match="2 new vectors for 1 texts"):
-        incremental.assemble_vectors(work, old, np.zeros((2, 2), dtype=np.float32))
+        embeddings.assemble_vectors(work, old, np.zeros((2, 2), dtype=np.float32))
 
 
 def test_embedding_keys_are_plain_arrays(tree_copy, tmp_path, hash_config, hash_embedder):
@@ -208,7 +208,7 @@ def test_embedding_keys_are_plain_arrays(tree_copy, tmp_path, hash_config, hash_
     keys = np.load(folder / "embedding_keys.npy", allow_pickle=False)
     assert keys.dtype == np.dtype("S64") and len(keys) == len(np.load(folder / "embeddings.npy"))
     first = json.loads((folder / "chunks.jsonl").read_text().splitlines()[0])
-    assert keys[0] == incremental.embedding_key(hash_config.model, first["index_text"])
+    assert keys[0] == embeddings.embedding_key(hash_config.model, first["index_text"])
     assert f"segments/{name}/embedding_keys.npy" in Manifest.read(build).files
 
 

@@ -227,7 +227,7 @@ def test_full_rebuild_still_writes_one_segment(tmp_path, hash_config, hash_embed
 @pytest.mark.slow
 def test_a_few_new_chunks_embed_without_torch_as_torch_does(embedder, small_tree):
     from flows.config import IngestConfig
-    from flows.incremental import encode_texts
+    from flows.embeddings import encode_texts
 
     texts = [p.read_text(encoding="utf-8")[:1500] for p in sorted(small_tree.rglob("*.md"))] + ["one line"]
     assert embedder.query_path in ("onnx", "torch")  # checks the query path and saves its bundle

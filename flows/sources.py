@@ -1,0 +1,100 @@
+"""The plan and parse stages' per-file work: which files a source tree holds (discover) and one
+file's parse (parse_file: a file that cannot be indexed becomes a skipped record, never an error)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from flows.globs import selected
+from flows.outcomes import EMPTY_REASON, ParseOutcome, SourceRef
+from indexers.build.manifest import DocumentRecord
+from parsers.guard import parse_with_limits
+from parsers.model import SkipFile
+from parsers.options import ParseOptions
+from parsers.source import SourceFile
+
+log = logging.getLogger(__name__)
+
+IGNORED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (ValueError, RuntimeError, OSError):  # outside the root, a symlink loop, a dangling link
+        return False
+    return True
+
+
+def discover(
+    sources: Sequence[str | Path], include: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> list[SourceRef]:
+    """Files under the source roots, sorted, ids prefixed with the root's own name. Hidden and tool
+    folders are skipped; symlinks are followed only while they stay inside their root. ``include``
+    / ``exclude``: globs selecting files under a root folder (flows.globs; a source named as a
+    file is always taken)."""
+    refs: dict[str, SourceRef] = {}
+    for source in sources:
+        root = Path(source)
+        keeps = getattr(source, "keeps", lambda rel: True)  # a shard's part (flows.shards.ShardSource)
+        if not root.exists():
+            raise FileNotFoundError(f"source {root} does not exist")
+        if root.is_file():
+            if keeps(root.name):
+                refs[root.name] = SourceRef(root, root.name)
+            continue
+        base = root.resolve().name or "root"
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS and not d.startswith("."))
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                if name.startswith(".") or (path.is_symlink() and not _inside(path, root)):
+                    continue
+                if not path.is_file():
+                    continue
+                inner = path.relative_to(root).as_posix()
+                rel = f"{base}/{inner}"
+                if selected(inner, rel, include, exclude) and keeps(rel):
+                    refs[rel] = SourceRef(path, rel)
+    return [refs[k] for k in sorted(refs)]
+
+
+def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
+    """Parse one file; a file that cannot be indexed becomes a "skipped" record with its reason."""
+    from parsers.registry import parser_name_for
+
+    parser = parser_name_for(ref.path)
+    try:
+        source = SourceFile.read(ref.path, ref.rel_path, max_bytes=options.max_file_bytes)
+    except SkipFile as exc:
+        size = ref.path.stat().st_size
+        return ParseOutcome(DocumentRecord(ref.rel_path, "", size, parser, "skipped", str(exc)))
+    except OSError as exc:
+        reason = f"unreadable: {exc.strerror or exc}"
+        return ParseOutcome(DocumentRecord(ref.rel_path, "", 0, parser, "skipped", reason))
+    record = DocumentRecord(ref.rel_path, source.sha256, len(source.data), parser, "indexed")
+    if not source.data.strip():
+        record.status, record.reason = "skipped", EMPTY_REASON
+        return ParseOutcome(record)
+    try:
+        docs = parse_with_limits(source, options)  # in a worker process: a hard time limit per file
+    except SkipFile as exc:
+        record.status, record.reason = "skipped", str(exc)
+        log.info("skipping %s: %s", ref.rel_path, exc)
+        return ParseOutcome(record)
+    except Exception as exc:  # a parser bug must cost one file, not the whole ingest
+        record.status, record.reason = "skipped", f"parser error: {type(exc).__name__}: {exc}"
+        log.warning("could not parse %s, skipping it", ref.rel_path, exc_info=True)
+        return ParseOutcome(record)
+    if not docs:
+        record.status, record.reason = "skipped", "no content"
+        return ParseOutcome(record)
+    record.records = len(docs)
+    if len(docs) == 1 and docs[0].metadata:
+        record.metadata = {
+            k: v for k, v in docs[0].metadata.items() if isinstance(v, str | int | float | bool)
+        }
+    return ParseOutcome(record, docs)
