@@ -24,7 +24,7 @@ from indexers.build.segments import (
     segment_infos,
 )
 from indexers.dense import ann
-from indexers.dense.embedder import load_faiss
+from indexers.dense.faiss_store import load_faiss
 from indexers.dense.segment_vectors import SegmentedVectors
 from indexers.lexical.bm25 import BM25Params
 from indexers.lexical.segmented import SegmentedBM25

@@ -38,7 +38,7 @@ from indexers.build.files import (
 from indexers.build.manifest import ManifestError
 from indexers.build.rowmap import RowMap
 from indexers.dense import ann
-from indexers.dense.embedder import build_faiss, save_faiss
+from indexers.dense.faiss_store import build_faiss, save_faiss
 from indexers.lexical.bm25 import BM25Params
 from indexers.lexical.segmented import Deletions, SegmentPostings, check_deleted_tokens, merge_postings
 from indexers.lexical.term_counts import count_terms_stream

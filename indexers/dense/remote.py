@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from indexers.dense.embedder import ModelUnavailable
+from indexers.dense.errors import ModelUnavailable
 from indexers.dense.http_retry import LazyClient, post_retrying, server_message
 from indexers.dense.query_cache import QueryCache
 
