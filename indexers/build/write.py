@@ -37,7 +37,7 @@ from indexers.build.segments import (
     write_segment,
 )
 from indexers.lexical.bm25 import BM25Params
-from indexers.lexical.segmented import Deletions
+from indexers.lexical.segment_files import Deletions
 from indexers.lexical.tokenize import Tokenizer
 
 log = logging.getLogger(__name__)
