@@ -282,9 +282,10 @@ def merge_segments(
     parts: Sequence[tuple[Path, SegmentInfo, Deletions]], build: Path, name: str, vector_index: str = "auto"
 ) -> tuple[SegmentInfo, list[str]]:
     """One compact segment in ``build`` from the live lines of ``parts`` (segment folder, entry,
-    deletions), files in path order (a source tree's row order, indexers.build.rowmap): chunk lines copied
-    as bytes, vectors and keys by row, BM25 from the stored tf (indexers.lexical.segment_files.merge_postings),
-    FAISS rebuilt from the vectors. Nothing is parsed, tokenised or embedded."""
+    deletions), files in path order (a source tree's row order, indexers.build.rowmap): chunk lines
+    copied as bytes, vectors and keys by row, BM25 from the stored tf
+    (indexers.lexical.segment_files.merge_postings), FAISS rebuilt from the vectors. Nothing is
+    parsed, tokenised or embedded."""
     folder = segment_folder(build, name)
     folder.mkdir(parents=True)
     live_spans: list[tuple[str, int, int, int]] = []  # path, part, first line, lines
