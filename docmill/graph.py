@@ -20,11 +20,11 @@ from typing import IO, Any
 from docmill.hits import Hit
 from indexers.build.files import GRAPH_FILE
 from indexers.build.graph_file import (
-    GRAPH_KEY,
-    GRAPH_VERSION,
     FileGraph,
     GraphUnavailable,
     check_version,
+    graph_readable,
+    open_graph_file,
     read_rows,
 )
 from indexers.build.manifest import Manifest
@@ -196,18 +196,20 @@ class GraphFile:
     """A build's graph.jsonl, opened with the build (so a reader keeps it after a later publish
     prunes the folder) and parsed on first use."""
 
-    def __init__(self, build: Path, manifest: Manifest) -> None:
+    def __init__(self, build: Path, manifest: Manifest, handle: IO[bytes] | None | bool = True) -> None:
+        """``handle``: graph.jsonl already opened with the build (indexers.build.open), None for a
+        build without one; by default it is opened here."""
         self.build, self.manifest = build, manifest
-        path = build / GRAPH_FILE
-        self._handle: IO[bytes] | None = open(path, "rb") if GRAPH_FILE in manifest.files else None  # noqa: SIM115
+        if handle is True:
+            handle = open_graph_file(build, manifest.files)
+        self._handle: IO[bytes] | None = handle or None
         self._graph: CodeGraph | None = None
         self._lock = threading.Lock()
 
     @property
     def readable(self) -> bool:
         """The build has a graph of the version this docmill reads."""
-        info = self.manifest.extra.get(GRAPH_KEY)
-        return self._handle is not None and isinstance(info, dict) and info.get("version") == GRAPH_VERSION
+        return self._handle is not None and graph_readable(self.manifest.extra)
 
     def with_context(self, hits: list[Hit]) -> list[Hit]:
         """Code hits with their "used by" / "calls" lists; unchanged without a readable graph."""

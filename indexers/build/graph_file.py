@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from indexers.build.files import GRAPH_FILE
+from indexers.build.sections import GRAPH_KEY as GRAPH_KEY  # re-exported: flows/builds.py
+from indexers.build.sections import GraphSection
 from parsers.model import CodeGraph, Definition, Reference
 
-GRAPH_KEY = "graph"  # in Manifest.extra
 GRAPH_VERSION = 1
 
 
@@ -88,14 +89,25 @@ def read_graph(folder: Path) -> dict[str, FileGraph]:
 
 def check_version(extra: Mapping[str, Any], index: str) -> None:
     """Raise GraphUnavailable unless the manifest's ``extra`` says the build has a readable graph."""
-    info = extra.get(GRAPH_KEY)
-    if not isinstance(info, Mapping):
+    info = GraphSection.read(extra)
+    if info is None:
         raise GraphUnavailable(
             f"index {index} has no code graph (built before docmill stored one); "
             f"re-ingest it with `docmill ingest` to use refs and repo-map"
         )
-    if info.get("version") != GRAPH_VERSION:
+    if info.version != GRAPH_VERSION:
         raise GraphUnavailable(
-            f"index {index} has code graph version {info.get('version')!r}, this docmill reads "
+            f"index {index} has code graph version {info.version!r}, this docmill reads "
             f"{GRAPH_VERSION}; re-ingest it with `docmill ingest --full-rebuild`"
         )
+
+
+def graph_readable(extra: Mapping[str, Any]) -> bool:
+    """The manifest says the build has a graph of the version this docmill reads."""
+    info = GraphSection.read(extra)
+    return info is not None and info.version == GRAPH_VERSION
+
+
+def open_graph_file(build: Path, listed: Mapping[str, Any]) -> IO[bytes] | None:
+    """The build's ``graph.jsonl``, opened, when the manifest's ``files`` (``listed``) has one."""
+    return open(build / GRAPH_FILE, "rb") if GRAPH_FILE in listed else None  # noqa: SIM115

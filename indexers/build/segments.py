@@ -38,9 +38,9 @@ from indexers.build.files import (
 from indexers.build.manifest import ManifestError
 from indexers.build.rowmap import RowMap
 from indexers.dense import ann
-from indexers.dense.embedder import build_faiss, save_faiss
+from indexers.dense.faiss_store import build_faiss, save_faiss
 from indexers.lexical.bm25 import BM25Params
-from indexers.lexical.segmented import Deletions, SegmentPostings, check_deleted_tokens, merge_postings
+from indexers.lexical.segment_files import Deletions, SegmentPostings, check_deleted_tokens, merge_postings
 from indexers.lexical.term_counts import count_terms_stream
 from indexers.lexical.tokenize import Tokenizer
 
@@ -282,9 +282,10 @@ def merge_segments(
     parts: Sequence[tuple[Path, SegmentInfo, Deletions]], build: Path, name: str, vector_index: str = "auto"
 ) -> tuple[SegmentInfo, list[str]]:
     """One compact segment in ``build`` from the live lines of ``parts`` (segment folder, entry,
-    deletions), files in path order (a source tree's row order, indexers.build.rowmap): chunk lines copied
-    as bytes, vectors and keys by row, BM25 from the stored tf (indexers.lexical.segmented.merge_postings),
-    FAISS rebuilt from the vectors. Nothing is parsed, tokenised or embedded."""
+    deletions), files in path order (a source tree's row order, indexers.build.rowmap): chunk lines
+    copied as bytes, vectors and keys by row, BM25 from the stored tf
+    (indexers.lexical.segment_files.merge_postings), FAISS rebuilt from the vectors. Nothing is
+    parsed, tokenised or embedded."""
     folder = segment_folder(build, name)
     folder.mkdir(parents=True)
     live_spans: list[tuple[str, int, int, int]] = []  # path, part, first line, lines

@@ -37,7 +37,7 @@ from indexers.build.segments import (
     write_segment,
 )
 from indexers.lexical.bm25 import BM25Params
-from indexers.lexical.segmented import Deletions
+from indexers.lexical.segment_files import Deletions
 from indexers.lexical.tokenize import Tokenizer
 
 log = logging.getLogger(__name__)
@@ -129,81 +129,135 @@ class MergePolicy:
             raise ValueError(f"bad merge policy {self}: max_segments >= 1, 0 < max_deleted_share <= 1")
 
 
-def write_next(
-    previous: Path,
-    previous_manifest: Manifest,
-    folder: Path,
-    chunks: Sequence[Chunk],
-    vectors: np.ndarray,
-    keys: Sequence[bytes],
-    masked_paths: Collection[str],
-    tokenizer: Tokenizer,
-    vector_index: str = "auto",
-    policy: MergePolicy | None = None,
-    located: Mapping[str, Located] | None = None,
-) -> WrittenSegments:
-    """The next build's segments in ``folder``: ``previous``'s segments carried by hard link with
+@dataclass(frozen=True)
+class NextBuild:
+    """What the next build of an index is made of: ``previous``'s segments carried by hard link with
     the lines of ``masked_paths`` masked, ``chunks`` (with ``vectors`` and embedding ``keys``) in
-    one new segment, then merged where ``policy`` says. ``located``: live_locations(previous) if
-    the caller has it."""
-    policy = policy or MergePolicy()
-    infos = segment_infos(previous_manifest.segments)
-    located = located if located is not None else live_locations(previous, previous_manifest)
-    new_masks = _masks_by_segment(located, masked_paths)
+    one new segment, merged where ``policy`` says. ``located``: live_locations(previous) if the
+    caller has it."""
+
+    previous: Path
+    previous_manifest: Manifest
+    folder: Path
+    chunks: Sequence[Chunk]
+    vectors: np.ndarray
+    keys: Sequence[bytes]
+    masked_paths: Collection[str]
+    tokenizer: Tokenizer
+    vector_index: str = "auto"
+    policy: MergePolicy | None = None
+    located: Mapping[str, Located] | None = None
+
+
+def write_next(*args: Any, **kwargs: Any) -> WrittenSegments:
+    """write_next_build(NextBuild(...)): the call flows/builds.py makes, arguments as NextBuild's."""
+    return write_next_build(NextBuild(*args, **kwargs))
+
+
+@dataclass
+class _Segments:
+    """The next build's segments while they are written: each one's deletions, and the names of
+    the segments written into the new folder this run."""
+
+    updated: list[SegmentInfo]
+    deletions: dict[str, Deletions]
+    next_number: int
+    written_here: set[str] = field(default_factory=set)
+
+
+def write_next_build(plan: NextBuild) -> WrittenSegments:
+    """The next build's segments in ``plan.folder`` (see NextBuild)."""
+    policy = plan.policy or MergePolicy()
+    infos = segment_infos(plan.previous_manifest.segments)
+    located = plan.located
+    if located is None:
+        located = live_locations(plan.previous, plan.previous_manifest)
+    new_masks = _masks_by_segment(located, plan.masked_paths)
+    work = _mask_previous(plan, infos, new_masks)
+    result = WrittenSegments([])
+    if len(plan.chunks):
+        _write_added(plan, work, result)
+    merging = plan_merge(work.updated, policy.max_segments, policy.max_deleted_share)
+    if merging and not any(s.live for s in work.updated if s.name in merging):  # all masked: drop them
+        _drop_written(result, plan.folder, work.written_here & set(merging))
+        result.merged = merging
+        work.updated = [s for s in work.updated if s.name not in merging]
+    elif merging:
+        _merge(plan, work, result, merging)
+    _carry(plan, work, result, new_masks)
+    result.segments = work.updated
+    _check_rows(result, infos, new_masks, len(plan.chunks))
+    return result
+
+
+def _mask_previous(
+    plan: NextBuild, infos: Sequence[SegmentInfo], new_masks: Mapping[str, list[int]]
+) -> _Segments:
+    """The previous build's segments with the new masks applied (deletions kept in memory)."""
     deletions: dict[str, Deletions] = {}
     updated: list[SegmentInfo] = []
     for info in infos:
-        source = segment_folder(previous, info.name)
+        source = segment_folder(plan.previous, info.name)
         old = load_segment(source, info)[1]
-        deletions[info.name] = mask_rows(source, old, sorted(new_masks.get(info.name, [])), tokenizer)
+        masked = sorted(new_masks.get(info.name, []))
+        deletions[info.name] = mask_rows(source, old, masked, plan.tokenizer)
         updated.append(SegmentInfo(info.name, info.rows, len(deletions[info.name]), info.vectors))
-    result = WrittenSegments([])
     next_number = max((generation(i.name) for i in infos), default=0) + 1
-    written_here: set[str] = set()
-    if len(chunks):
-        token_lists = (tokenizer(c.index_text) for c in chunks)
-        info, names = write_segment(
-            folder, segment_name(next_number), chunks, vectors, keys, token_lists, vector_index
+    return _Segments(updated, deletions, next_number)
+
+
+def _write_added(plan: NextBuild, work: _Segments, result: WrittenSegments) -> None:
+    """The run's chunks as one new segment."""
+    token_lists = (plan.tokenizer(c.index_text) for c in plan.chunks)
+    name = segment_name(work.next_number)
+    info, names = write_segment(
+        plan.folder, name, plan.chunks, plan.vectors, plan.keys, token_lists, plan.vector_index
+    )
+    work.next_number += 1
+    work.updated.append(info)
+    work.deletions[info.name] = Deletions()
+    work.written_here.add(info.name)
+    result.written += names
+
+
+def _merge(plan: NextBuild, work: _Segments, result: WrittenSegments, merging: list[str]) -> None:
+    """Rewrite the segments ``merging`` as one, in the place of the first of them."""
+    parts = [
+        (
+            segment_folder(plan.folder if s.name in work.written_here else plan.previous, s.name),
+            s,
+            work.deletions[s.name],
         )
-        next_number += 1
-        updated.append(info)
-        deletions[info.name] = Deletions()
-        written_here.add(info.name)
-        result.written += names
-    merging = plan_merge(updated, policy.max_segments, policy.max_deleted_share)
-    if merging and not any(s.live for s in updated if s.name in merging):  # all masked: drop them
-        _drop_written(result, folder, written_here & set(merging))
-        result.merged = merging
-        updated = [s for s in updated if s.name not in merging]
-        merging = []
-    if merging:
-        parts = [
-            (segment_folder(folder if s.name in written_here else previous, s.name), s, deletions[s.name])
-            for s in updated
-            if s.name in merging
-        ]
-        merged, names = merge_segments(parts, folder, segment_name(next_number), vector_index)
-        _drop_written(result, folder, written_here & set(merging))  # this run's own, now merged
-        result.written += names
-        result.merged = merging
-        first = next(i for i, s in enumerate(updated) if s.name in merging)
-        updated = [s for s in updated if s.name not in merging]
-        updated.insert(first, merged)
-        written_here.add(merged.name)
-        log.info("merged segments %s into %s (%d rows)", ", ".join(merging), merged.name, merged.rows)
-    for info in updated:
-        if info.name in written_here:
+        for s in work.updated
+        if s.name in merging
+    ]
+    name = segment_name(work.next_number)
+    merged, names = merge_segments(parts, plan.folder, name, plan.vector_index)
+    _drop_written(result, plan.folder, work.written_here & set(merging))  # this run's own, now merged
+    result.written += names
+    result.merged = merging
+    first = next(i for i, s in enumerate(work.updated) if s.name in merging)
+    work.updated = [s for s in work.updated if s.name not in merging]
+    work.updated.insert(first, merged)
+    work.written_here.add(merged.name)
+    log.info("merged segments %s into %s (%d rows)", ", ".join(merging), merged.name, merged.rows)
+
+
+def _carry(
+    plan: NextBuild, work: _Segments, result: WrittenSegments, new_masks: Mapping[str, list[int]]
+) -> None:
+    """Hard-link the previous build's remaining segments; write the deletions of those masked now."""
+    for info in work.updated:
+        if info.name in work.written_here:
             continue
         changed = info.name in new_masks
+        listed = plan.previous_manifest.files
         result.carried.update(
-            carry_segment(previous, folder, info.name, previous_manifest.files, with_deletions=not changed)
+            carry_segment(plan.previous, plan.folder, info.name, listed, with_deletions=not changed)
         )
         if changed:
-            saved = deletions[info.name].save(segment_folder(folder, info.name))
-            result.written += [p.relative_to(folder).as_posix() for p in saved]
-    result.segments = updated
-    _check_rows(result, infos, new_masks, len(chunks))
-    return result
+            saved = work.deletions[info.name].save(segment_folder(plan.folder, info.name))
+            result.written += [p.relative_to(plan.folder).as_posix() for p in saved]
 
 
 def _masks_by_segment(located: Mapping[str, Located], paths: Collection[str]) -> dict[str, list[int]]:

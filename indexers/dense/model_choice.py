@@ -33,7 +33,7 @@ def _english_tokenizer() -> Any:
 
     from tokenizers import Tokenizer
 
-    from indexers.dense.embedder import resolve_model
+    from indexers.dense.models import resolve_model
 
     tokenizer = Tokenizer.from_file(str(Path(resolve_model(ENGLISH_MODEL)) / "tokenizer.json"))
     tokenizer.no_padding()
@@ -44,7 +44,7 @@ def _english_tokenizer() -> Any:
 def unreadable_share(texts: Sequence[str], tokenizer: Any = None, sample: int = SAMPLE) -> dict[str, float]:
     """Over an evenly spaced sample of ``texts``: the share of texts MiniLM cannot read (more than
     MAX_QUERY_UNKNOWN_SHARE of their word pieces unknown) and the share of unknown word pieces."""
-    from indexers.dense.embedder import MAX_QUERY_UNKNOWN_SHARE
+    from indexers.dense.models import MAX_QUERY_UNKNOWN_SHARE
 
     tokenizer = tokenizer or _english_tokenizer()
     unk = tokenizer.token_to_id("[UNK]")

@@ -21,11 +21,12 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from indexers.dense.embedder import ModelUnavailable
+from indexers.dense.errors import ModelUnavailable
 from indexers.dense.http_retry import LazyClient, post_retrying, server_message
 from indexers.dense.query_cache import QueryCache
 
@@ -85,6 +86,28 @@ class _OpenVocabulary:
         return {"input_ids": [0] * len(text.split())}
 
 
+@dataclass(frozen=True)
+class EndpointSettings:
+    """How RemoteEmbedder talks to its endpoint (see RemoteEmbedder for each field)."""
+
+    batch_size: int = 64
+    api_key: str | None = None
+    timeout: float = 30.0
+    retries: int = 5
+    backoff: float = 0.5
+    input_type: bool = False
+    cooldown: float = 0.0
+    query_cache_size: int = 1024
+    recheck: float = 0.0
+    concurrency: int = 4
+
+    def __post_init__(self) -> None:
+        if self.batch_size <= 0 or self.timeout <= 0 or self.concurrency <= 0:
+            raise ValueError("batch_size, timeout and concurrency must be positive")
+        if self.retries < 0 or self.backoff < 0 or self.cooldown < 0 or self.recheck < 0:
+            raise ValueError("retries, backoff, cooldown and recheck must be >= 0")
+
+
 class RemoteEmbedder:
     """Vectors from an OpenAI-compatible endpoint; thread-safe.
 
@@ -106,35 +129,29 @@ class RemoteEmbedder:
         self,
         model: str,
         url: str,
-        batch_size: int = 64,
-        api_key: str | None = None,
-        timeout: float = 30.0,
-        retries: int = 5,
-        backoff: float = 0.5,
+        settings: EndpointSettings | None = None,
+        *,
         dim: int | None = None,
-        input_type: bool = False,
         fingerprint: Sequence[float] | None = None,
-        cooldown: float = 0.0,
-        query_cache_size: int = 1024,
-        recheck: float = 0.0,
-        concurrency: int = 4,
+        **options: Any,
     ) -> None:
-        if batch_size <= 0 or timeout <= 0 or concurrency <= 0:
-            raise ValueError("batch_size, timeout and concurrency must be positive")
-        if retries < 0 or backoff < 0 or cooldown < 0 or recheck < 0:
-            raise ValueError("retries, backoff, cooldown and recheck must be >= 0")
+        """``settings``, or its fields as keywords (``options``: batch_size, timeout, retries ...)."""
         if not model:
             raise ValueError("an embedding endpoint needs a model name (--model)")
+        settings = settings if settings is not None else EndpointSettings(**options)
+        self.settings = settings
         self.model_name, self.url, self.target = model, url, embeddings_url(url)
-        self.batch_size, self.timeout, self.retries, self.backoff = batch_size, timeout, retries, backoff
-        self.input_type, self.cooldown, self.query_cache_size = input_type, cooldown, query_cache_size
-        self.recheck_every, self._verified_at, self.concurrency = recheck, 0.0, concurrency
-        self.api_key = api_key if api_key is not None else api_key_from_env()
+        self.batch_size, self.timeout = settings.batch_size, settings.timeout
+        self.retries, self.backoff = settings.retries, settings.backoff
+        self.input_type, self.cooldown = settings.input_type, settings.cooldown
+        self.query_cache_size, self.concurrency = settings.query_cache_size, settings.concurrency
+        self.recheck_every, self._verified_at = settings.recheck, 0.0
+        self.api_key = settings.api_key if settings.api_key is not None else api_key_from_env()
         self._fingerprint: np.ndarray | None = None
         self.expect(dim, fingerprint)
-        self._client = LazyClient(timeout, self.api_key)
+        self._client = LazyClient(settings.timeout, self.api_key)
         self._lock = threading.Lock()
-        self._queries = QueryCache(query_cache_size)
+        self._queries = QueryCache(settings.query_cache_size)
         self._down_until, self._down_reason = 0.0, ""
         self.requests = 0  # HTTP requests sent (retries included), for tests and logs
 

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexers.build.rowmap import RowMap
-from indexers.dense.embedder import search_faiss
+from indexers.dense.faiss_store import search_faiss
 
 
 class SegmentedVectors:
@@ -43,7 +43,7 @@ class SegmentedVectors:
         self, query: np.ndarray, k: int, allowed: npt.NDArray[np.bool_] | None = None, **options: Any
     ) -> list[tuple[int, float]]:
         """Top ``k`` (row, cosine) pairs, best first; ``allowed`` is a bool mask over rows.
-        ``options`` go to indexers.dense.embedder.search_faiss (e.g. ``probe``)."""
+        ``options`` go to indexers.dense.faiss_store.search_faiss (e.g. ``probe``)."""
         if allowed is not None and allowed.shape != (self.rows.n_rows,):
             raise ValueError(
                 f"allowed must be a bool array of shape ({self.rows.n_rows},), got {allowed.shape}"

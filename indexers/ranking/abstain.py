@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from indexers.lexical.segmented import BM25Scorer
-from indexers.ranking.calibrate import sample_pseudo_queries
+from indexers.ranking.calibrate import PseudoQuery, sample_pseudo_queries
 from indexers.ranking.offtopic import CHINESE, ENGLISH
 from parsers.scripts import han_count
 
@@ -223,42 +223,19 @@ def calibrate_abstain(
     tokenize: Callable[[str], list[str]],
     vectors: np.ndarray | None,
     encode: Callable[[list[str]], np.ndarray] | None,
+    *,
     readable: Callable[[str], bool] | None = None,
-    n: int = 150,
-    seed: int = 1,
     default_joint: JointScale | None = None,
+    sample: tuple[int, int] = (150, 1),
 ) -> dict[str, Any]:
     """The abstain scales for this corpus with their evidence (deterministic for a corpus and
     seed): ``alone`` for a query with no vector side (lexical only), ``joint`` for one with
-    both. ``readable(query)``: whether the embedding model can read it."""
+    both. ``readable(query)``: whether the embedding model can read it. ``sample``: (how many
+    pseudo-queries, seed)."""
+    n, seed = sample
     queries = sample_pseudo_queries(chunks, tokenize, n, seed)
-    rng = random.Random(seed)
     offtopic = offtopic_questions([c.text for c in chunks[:: max(1, len(chunks) // 500)]])
-    # In-domain pseudo-queries: the sentence, then with one and two everyday questions appended
-    # (a half and two thirds of the words the asker's own, as in a paraphrase). The mixes model
-    # the lexical side only: a paraphrase rewords, it does not append an unrelated sentence, and
-    # in embedding space that sentence drags the cosine into the off-topic range (measured on
-    # trees/mixed-py, cobra, click: mixed p1 cosine 0.18-0.22 vs off-topic p95 0.25-0.28), so the
-    # joint scale takes its cosine from the unmixed sentence, scored leave-one-out, and its
-    # lexical evidence from the same sentence mixed with one everyday question: a paraphrase keeps
-    # the meaning (cosine) and loses words (lexical). With the unmixed sentence's lexical evidence
-    # the joint scale leaned on words real paraphrases do not share: under multilingual-e5 on the
-    # zh-docs tree it abstained on 6 of 40 in-domain questions whose cosine (0.90-0.91) was above
-    # every off-topic one (0.85-0.87) (issue 21, docs/EVALUATION.md).
-    texts: list[str] = []
-    rows: list[int] = []
-    in_lexical: list[float] = []
-    for q in queries:
-        own = frozenset(tokenize(chunks[q.row].index_text))
-        mixes = (
-            q.query,
-            f"{q.query} {rng.choice(offtopic)}",
-            f"{q.query} {rng.choice(offtopic)} {rng.choice(offtopic)}",
-        )
-        for text in mixes:
-            texts.append(text)
-            rows.append(q.row)
-            in_lexical.append(lexical_evidence(bm25, tokenize(text), own))
+    texts, rows, in_lexical = _in_domain(queries, chunks, bm25, tokenize, offtopic, random.Random(seed))
     off_lexical = [lexical_evidence(bm25, tokenize(q)) for q in offtopic]
     result: dict[str, Any] = {"version": VERSION, "pseudo_queries": len(texts), "offtopic": len(offtopic)}
     result["alone"] = fit_scale(in_lexical, off_lexical, DEFAULT_ALONE).to_dict()
@@ -280,6 +257,44 @@ def calibrate_abstain(
     result["joint"] = joint.to_dict()
     result["evidence"]["vector"] = _quantiles(in_cos, off_cos)
     return result
+
+
+def _in_domain(
+    queries: Sequence[PseudoQuery],
+    chunks: Sequence[Any],
+    bm25: BM25Scorer,
+    tokenize: Callable[[str], list[str]],
+    offtopic: Sequence[str],
+    rng: random.Random,
+) -> tuple[list[str], list[int], list[float]]:
+    """In-domain pseudo-queries (texts, their chunk rows, their lexical evidence): each sentence,
+    then with one and two everyday questions appended (a half and two thirds of the words the
+    asker's own, as in a paraphrase).
+
+    The mixes model the lexical side only: a paraphrase rewords, it does not append an unrelated
+    sentence, and in embedding space that sentence drags the cosine into the off-topic range
+    (measured on trees/mixed-py, cobra, click: mixed p1 cosine 0.18-0.22 vs off-topic p95
+    0.25-0.28), so the joint scale takes its cosine from the unmixed sentence, scored
+    leave-one-out, and its lexical evidence from the same sentence mixed with one everyday
+    question: a paraphrase keeps the meaning (cosine) and loses words (lexical). With the unmixed
+    sentence's lexical evidence the joint scale leaned on words real paraphrases do not share:
+    under multilingual-e5 on the zh-docs tree it abstained on 6 of 40 in-domain questions whose
+    cosine (0.90-0.91) was above every off-topic one (0.85-0.87) (issue 21, docs/EVALUATION.md)."""
+    texts: list[str] = []
+    rows: list[int] = []
+    in_lexical: list[float] = []
+    for q in queries:
+        own = frozenset(tokenize(chunks[q.row].index_text))
+        mixes = (
+            q.query,
+            f"{q.query} {rng.choice(offtopic)}",
+            f"{q.query} {rng.choice(offtopic)} {rng.choice(offtopic)}",
+        )
+        for text in mixes:
+            texts.append(text)
+            rows.append(q.row)
+            in_lexical.append(lexical_evidence(bm25, tokenize(text), own))
+    return texts, rows, in_lexical
 
 
 def _best_cosines(

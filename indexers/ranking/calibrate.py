@@ -191,51 +191,89 @@ def choose_setting(fused_rr: dict[tuple[float, float], list[float]]) -> tuple[fl
     return best
 
 
+@dataclass(frozen=True)
+class ICTSettings:
+    """How many pseudo-queries calibrate_fusion samples (``n``, with ``seed``), the RRF constant
+    reported when too few of them (< ``min_queries``) leave the default weights, and how deep each
+    retriever's ranking is read (``fetch_k``)."""
+
+    n: int = 200
+    rrf_k: float = 60.0
+    fetch_k: int = 100
+    min_queries: int = 30
+    seed: int = 0
+
+
 def calibrate_fusion(
     chunks: Sequence[Chunk],
     bm25: BM25Scorer,
     tokenize: Callable[[str], list[str]],
     vectors: np.ndarray,
     encode: Callable[[list[str]], np.ndarray],
-    n: int = 200,
-    rrf_k: float = 60.0,
-    fetch_k: int = 100,
-    min_queries: int = 30,
-    seed: int = 0,
+    *,
     encode_passages: Callable[[list[str]], np.ndarray] | None = None,
+    settings: ICTSettings | None = None,
 ) -> dict[str, Any]:
     """The fusion settings for this corpus, with the evidence; default weights when the corpus is
-    too small to say (fewer than ``min_queries`` pseudo-queries). ``encode`` embeds queries,
-    ``encode_passages`` passages (the held-out rest of a chunk; default ``encode``: the same for
-    symmetric models, not for e5's query:/passage: prefixes)."""
-    share = language_share(chunks, tokenize, seed=seed)
+    too small to say (fewer than ``settings.min_queries`` pseudo-queries). ``encode`` embeds
+    queries, ``encode_passages`` passages (the held-out rest of a chunk; default ``encode``: the
+    same for symmetric models, not for e5's query:/passage: prefixes)."""
+    settings = settings or ICTSettings()
+    share = language_share(chunks, tokenize, seed=settings.seed)
     sources = source_share(chunks)
     mixed = MIXED_MIN_SHARE <= sources <= 1 - MIXED_MIN_SHARE
     if share < CODE_CORPUS_LANGUAGE_SHARE and not mixed:
-        return {
-            "version": VERSION,
-            "method": "code-prior",
-            "language_share": share,
-            "source_share": sources,
-            "rrf_k": CODE_CORPUS_RRF_K,
-            "weights": _weights(1.0),
-            "bm25_coverage_power": CODE_CORPUS_COVERAGE_POWER,
-            "reason": f"code corpus: {share:.0%} of its text is language, < {CODE_CORPUS_LANGUAGE_SHARE:.0%}",
-        }
-    queries = sample_pseudo_queries(chunks, tokenize, n, seed)
+        return _code_prior(share, sources)
+    queries = sample_pseudo_queries(chunks, tokenize, settings.n, settings.seed)
     result: dict[str, Any] = {
         "version": VERSION,
         "method": METHOD,
         "language_share": share,
         "source_share": sources,
         "pseudo_queries": len(queries),
-        "rrf_k": rrf_k,
+        "rrf_k": settings.rrf_k,
     }
-    if len(queries) < min_queries:
+    if len(queries) < settings.min_queries:
         result.update(weights={"bm25": 1.0, "vector": 1.0}, reason=f"only {len(queries)} pseudo-queries")
         return result
     query_vecs = encode([q.query for q in queries])
     remainder_vecs = (encode_passages or encode)([q.remainder for q in queries])
+    rr, fused_rr = _ict_ranks(queries, query_vecs, remainder_vecs, bm25, tokenize, vectors, settings.fetch_k)
+    chosen = choose_setting(fused_rr)
+    result.update(
+        rrf_k=chosen[0],
+        weights=_weights(chosen[1]),
+        mrr={"bm25": float(np.mean(rr["bm25"])), "vector": float(np.mean(rr["vector"]))},
+        fused_mrr={f"k={k:g} w={w:g}": round(float(np.mean(v)), 4) for (k, w), v in fused_rr.items()},
+    )
+    return result
+
+
+def _code_prior(share: float, sources: float) -> dict[str, Any]:
+    """A code corpus's fusion: the code-search prior, not ICT (see CODE_CORPUS_LANGUAGE_SHARE)."""
+    return {
+        "version": VERSION,
+        "method": "code-prior",
+        "language_share": share,
+        "source_share": sources,
+        "rrf_k": CODE_CORPUS_RRF_K,
+        "weights": _weights(1.0),
+        "bm25_coverage_power": CODE_CORPUS_COVERAGE_POWER,
+        "reason": f"code corpus: {share:.0%} of its text is language, < {CODE_CORPUS_LANGUAGE_SHARE:.0%}",
+    }
+
+
+def _ict_ranks(
+    queries: Sequence[PseudoQuery],
+    query_vecs: np.ndarray,
+    remainder_vecs: np.ndarray,
+    bm25: BM25Scorer,
+    tokenize: Callable[[str], list[str]],
+    vectors: np.ndarray,
+    fetch_k: int,
+) -> tuple[dict[str, list[float]], dict[tuple[float, float], list[float]]]:
+    """Each pseudo-query's reciprocal rank of its held-out chunk: per retriever, and fused under
+    every (rrf_k, BM25 weight) setting of the grid."""
     rr: dict[str, list[float]] = {"bm25": [], "vector": []}
     settings = [(k, w) for k in RRF_K_GRID for w in WEIGHT_GRID]
     fused_rr: dict[tuple[float, float], list[float]] = {setting: [] for setting in settings}
@@ -251,11 +289,4 @@ def calibrate_fusion(
         for k, w in settings:
             fused = rrf(lists, k, _weights(w))
             fused_rr[(k, w)].append(_reciprocal_rank([f.row for f in fused], q.row))
-    chosen = choose_setting(fused_rr)
-    result.update(
-        rrf_k=chosen[0],
-        weights=_weights(chosen[1]),
-        mrr={"bm25": float(np.mean(rr["bm25"])), "vector": float(np.mean(rr["vector"]))},
-        fused_mrr={f"k={k:g} w={w:g}": round(float(np.mean(v)), 4) for (k, w), v in fused_rr.items()},
-    )
-    return result
+    return rr, fused_rr

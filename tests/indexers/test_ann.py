@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from indexers.dense import ann
-from indexers.dense.embedder import build_faiss, load_faiss, save_faiss, search_faiss
+from indexers.dense.faiss_store import build_faiss, load_faiss, save_faiss, search_faiss
 
 FAKES_PATH = Path(__file__).resolve().parent.parent / "flows" / "fakes.py"
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from indexers.lexical.bm25 import BM25FormatError, BM25Index, BM25Params, count_terms
-from indexers.lexical.segmented import Deletions, SegmentedBM25, SegmentPostings, merge_postings
+from indexers.lexical.segment_files import Deletions, SegmentPostings, merge_postings
+from indexers.lexical.segmented import SegmentedBM25
 
 
 def corpus(rng: random.Random, n_docs: int, vocab_size: int = 300) -> list[list[str]]:
