@@ -14,6 +14,7 @@ from typing import Any
 from indexers.dense.ann import CHOICES as VECTOR_INDEX_CHOICES
 from indexers.dense.embedder import BACKENDS
 from indexers.dense.remote import REMOTE_BACKENDS
+from indexers.ranking.options import Mode
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -281,7 +282,6 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     from docmill.api import open_index
     from docmill.eval.runner import ensure_index, evaluate, format_table, load_beir
-    from docmill.index import Mode
     from flows.config import IngestConfig
 
     modes = [Mode.from_str(m.strip()).value for m in args.modes.split(",") if m.strip()]
@@ -476,7 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("index")
     p.add_argument("text")
     p.add_argument("--k", type=int, default=10)
-    p.add_argument("--mode", default="hybrid", help="hybrid, bm25 or vector")
+    p.add_argument("--mode", default=Mode.HYBRID.value, help="hybrid, bm25 or vector")
     p.add_argument("--fetch-k", type=int, default=100)
     p.add_argument(
         "--rrf-k", type=float, default=None, help="RRF constant (default: calibrated for the index, else 60)"
@@ -562,7 +562,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="DIR", help="write report.md with plots (matplotlib) here")
     p.add_argument("--per-question", action="store_true", help="with --json: one record per question")
     p.add_argument("--split", default="test")
-    p.add_argument("--modes", default="bm25,vector,hybrid")
+    p.add_argument("--modes", default=",".join(m.value for m in Mode))
     p.add_argument("--k", type=int, default=10, help="cut-off shown in the table's nDCG (fixed at 10)")
     p.add_argument(
         "--abstain", action="store_true", help="let queries abstain (off: abstaining distorts recall)"

@@ -36,6 +36,7 @@ from docmill.filters import from_pairs, validate
 from docmill.hits import SearchResult
 from docmill.live import LiveIndex
 from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
+from indexers.ranking.options import Mode
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-ModeName = Literal["hybrid", "bm25", "vector"]
+ModeName = Literal["hybrid", "bm25", "vector"]  # indexers.ranking.options.Mode (a test checks)
 CollapseName = Literal["none", "section", "page", "document"]  # indexers/ranking/collapse.POLICIES
 Query_ = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]  # empty or blank: 400 from _run_search
 K = Annotated[int, Field(ge=1, le=MAX_K)]
@@ -81,7 +82,7 @@ class SearchBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     query: Query_
     k: K = 10
-    mode: ModeName = "hybrid"
+    mode: ModeName = Mode.HYBRID.value
     fetch_k: FetchK = 100
     rrf_k: RrfK | None = None
     weights: dict[Literal["bm25", "vector"], Weight] | None = None
@@ -266,7 +267,7 @@ def create_app(
     def search_get(
         q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="the question")],
         k: Annotated[int, Query(ge=1, le=MAX_K)] = 10,
-        mode: Annotated[ModeName, Query()] = "hybrid",
+        mode: Annotated[ModeName, Query()] = Mode.HYBRID.value,
         fetch_k: Annotated[int, Query(ge=1, le=MAX_FETCH_K)] = 100,
         rrf_k: Annotated[float | None, Query(gt=0, le=10_000, allow_inf_nan=False)] = None,
         abstain: bool = True,
@@ -298,7 +299,7 @@ def create_app(
         return _answer(live, body.query, {**options, "filters": filters or None, **reranked})
 
     @app.get("/", response_class=HTMLResponse)
-    def search_page(q: str = "", mode: str = "hybrid", kind: str = "", path: str = "") -> Response:
+    def search_page(q: str = "", mode: str = Mode.HYBRID.value, kind: str = "", path: str = "") -> Response:
         return _page(live, q, mode, kind, path, reranked)
 
     if cors_origins:
