@@ -233,6 +233,16 @@ def create_app(
     every search uses (docmill.rerank_endpoint.EndpointReranker; failures keep the fused order)."""
     reranked = {"rerank": rerank} if rerank is not None else {}
     app = FastAPI(title="docmill", summary="Hybrid (BM25 + vector) search over a docmill index")
+    _error_handlers(app)
+    _status_routes(app, live)
+    _search_routes(app, live, reranked)
+    if cors_origins:
+        _allow_cors(app, cors_origins)
+    return Guard(app, token)
+
+
+def _error_handlers(app: FastAPI) -> None:
+    """Every error, the framework's included, as {"error": ...} with its status."""
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -253,6 +263,10 @@ def create_app(
         headers = {**(exc.headers or {}), **({"Allow": allowed} if exc.status_code == 405 else {})}
         return _error(exc.status_code, text or str(exc.detail), headers)
 
+
+def _status_routes(app: FastAPI, live: LiveIndex) -> None:
+    """/health and /index: whether a build is loaded, and what it holds."""
+
     @app.get("/health")
     def health() -> Response:
         if live.closed:
@@ -262,6 +276,10 @@ def create_app(
     @app.get("/index")
     def index_info() -> Response:
         return JSONResponse(dict(live.describe()))
+
+
+def _search_routes(app: FastAPI, live: LiveIndex, reranked: dict[str, Any]) -> None:
+    """GET and POST /search (JSON) and the search page at /."""
 
     @app.get("/search")
     def search_get(
@@ -302,17 +320,17 @@ def create_app(
     def search_page(q: str = "", mode: str = Mode.HYBRID.value, kind: str = "", path: str = "") -> Response:
         return _page(live, q, mode, kind, path, reranked)
 
-    if cors_origins:
-        from fastapi.middleware.cors import CORSMiddleware
 
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=list(cors_origins),
-            allow_methods=["GET", "POST"],
-            allow_headers=["Authorization", "Content-Type"],
-            expose_headers=[BUILD_HEADER],
-        )
-    return Guard(app, token)
+def _allow_cors(app: FastAPI, cors_origins: Sequence[str]) -> None:
+    from fastapi.middleware.cors import CORSMiddleware
+
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=list(cors_origins),
+        allow_methods=["GET", "POST"],
+        allow_headers=["Authorization", "Content-Type"],
+        expose_headers=[BUILD_HEADER],
+    )
 
 
 def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str, reranked: dict[str, Any]) -> Response:
