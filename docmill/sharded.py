@@ -197,8 +197,8 @@ class ShardedIndex:
         # vector mode on a query its model cannot read: BM25's hits judge the vector side's
         ask_bm25 = use_bm25 or not run.readable
         fetch_k = options.candidates
-        args = (run.terms, vector, fetch_k, options.filters, run.corpus if ask_bm25 else None, run.df)
-        args += (options.probe, flags, options.k)
+        corpus = run.corpus if ask_bm25 else None
+        args = (run.terms, vector, fetch_k, options.filters, corpus, run.df, options.probe, flags, options.k)
         run.answers, failed = self._fan("search", {name: args for name in stats}, run.timeout)
         run.status.update(failed)
         sides = [side for side, used in (("bm25", use_bm25), ("vector", use_vector)) if used]
