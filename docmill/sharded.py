@@ -36,7 +36,7 @@ from docmill import filters as filtering
 from docmill.hits import Hit, SearchResult, hit_of_place
 from docmill.rerank import rerank_or_fused
 from docmill.shard_clients import LocalShard, RemoteShard, ShardStarting
-from docmill.shard_host import ShardSearcher
+from docmill.shard_host import ShardQuery, ShardSearcher
 from indexers.build.shards import RootManifest, ShardsError
 from indexers.dense.embedder import Embedder, model_can_read, query_vector, unknown_token_share
 from indexers.lexical.segmented import CorpusStats
@@ -198,8 +198,10 @@ class ShardedIndex:
         ask_bm25 = use_bm25 or not run.readable
         fetch_k = options.candidates
         corpus = run.corpus if ask_bm25 else None
-        args = (run.terms, vector, fetch_k, options.filters, corpus, run.df, options.probe, flags, options.k)
-        run.answers, failed = self._fan("search", {name: args for name in stats}, run.timeout)
+        ask = ShardQuery(
+            run.terms, vector, fetch_k, options.filters, corpus, run.df, options.probe, flags, options.k
+        )
+        run.answers, failed = self._fan("search", {name: (ask,) for name in stats}, run.timeout)
         run.status.update(failed)
         sides = [side for side, used in (("bm25", use_bm25), ("vector", use_vector)) if used]
         results = {
