@@ -27,19 +27,19 @@ import dataclasses
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from chunkers.model import Chunk
 from docmill import filters as filtering
-from docmill.hits import Hit, SearchResult, hit_of_place
+from docmill.hits import Hit, hit_of_place
 from docmill.rerank import rerank_or_fused
 from docmill.shard_clients import LocalShard, RemoteShard, ShardStarting
 from docmill.shard_host import ShardQuery, ShardSearcher
+from docmill.shard_merge import OWN_ROW, ROW_BITS, SearchRun, ShardedResult, corpus_of, merge_side
 from indexers.build.shards import RootManifest, ShardsError
 from indexers.dense.embedder import Embedder, model_can_read, query_vector, unknown_token_share
-from indexers.lexical.segmented import CorpusStats
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking import policy
 from indexers.ranking.abstain import AbstainModel, known_idf_share
@@ -47,27 +47,7 @@ from indexers.ranking.fusion import Fused
 from indexers.ranking.options import Mode, SearchOptions
 from indexers.ranking.policy import Ranked
 
-ROW_BITS = 40  # a corpus row: shard index << ROW_BITS | the shard's row
-_OWN = (1 << ROW_BITS) - 1
 AGREE = ("model", "backend", "tokenizer", "bm25")
-
-
-@dataclass(frozen=True)
-class ShardedResult(SearchResult):
-    """A SearchResult plus, per shard, "ok" or why it did not answer (then ``partial``)."""
-
-    shards: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def partial(self) -> bool:
-        return any(status != "ok" for status in self.shards.values())
-
-    @property
-    def answered(self) -> list[str]:
-        return [name for name, status in self.shards.items() if status == "ok"]
-
-    def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "partial": self.partial, "shards": dict(self.shards)}
 
 
 # candidates fetched per hit asked for when hits are collapsed into places
@@ -159,7 +139,7 @@ class ShardedIndex:
         if not query or not query.strip():
             return ShardedResult([], abstained=True, reason="empty query")
         timeout = options.timeout if options.timeout is not None else self.timeout
-        run = _Run(
+        run = SearchRun(
             query, tuple(self.tokenizer(query)), options, timeout, status=dict.fromkeys(self.names, "ok")
         )
         weights = dict(options.weights) if options.weights is not None else self.fusion_weights
@@ -178,7 +158,7 @@ class ShardedIndex:
             hits = rerank_or_fused(options.rerank, query, hits, options.k, run.notes)
         return ShardedResult(hits, notes=run.notes, confidence=confidence, shards=run.status)
 
-    def _run_sides(self, run: _Run, weights: Mapping[str, float]) -> tuple[dict[str, Ranked], bool]:
+    def _run_sides(self, run: SearchRun, weights: Mapping[str, float]) -> tuple[dict[str, Ranked], bool]:
         """The corpus statistics, then each side the mode and the policy ask for, merged over the
         shards: (side -> ranked corpus rows, whether vector mode's hits are noise)."""
         options, query, notes = run.options, run.query, run.notes
@@ -191,7 +171,7 @@ class ShardedIndex:
         run.readable = options.mode is Mode.HYBRID or not use_vector or self._vector_mode_reads(query, notes)
         stats, failed = self._fan("statistics", {name: (run.terms,) for name in self.names}, run.timeout)
         run.status.update(failed)
-        run.corpus, run.df = _corpus(stats)
+        run.corpus, run.df = corpus_of(stats)
         vector = query_vector(self.embedder, query) if use_vector else None
         flags = options.mode is Mode.HYBRID and self.test_code
         # vector mode on a query its model cannot read: BM25's hits judge the vector side's
@@ -205,14 +185,15 @@ class ShardedIndex:
         run.status.update(failed)
         sides = [side for side, used in (("bm25", use_bm25), ("vector", use_vector)) if used]
         results = {
-            side: self._in_row_order(run, _merge(self.names, run.answers, side, fetch_k)) for side in sides
+            side: self._in_row_order(run, merge_side(self.names, run.answers, side, fetch_k))
+            for side in sides
         }
         noise = not run.readable and not policy.bm25_agrees(
-            results["vector"], _merge(self.names, run.answers, "bm25", policy.AGREE_BM25_K), notes
+            results["vector"], merge_side(self.names, run.answers, "bm25", policy.AGREE_BM25_K), notes
         )
         return results, noise
 
-    def _in_row_order(self, run: _Run, ranked: Ranked) -> Ranked:
+    def _in_row_order(self, run: SearchRun, ranked: Ranked) -> Ranked:
         """``ranked`` with rows of equal score from several shards in the order one index over
         the corpus numbers them (by path, then line; a file lies in one shard), so RRF reads the
         same ranks. Their chunks come from the search answers, or one more round."""
@@ -235,7 +216,7 @@ class ShardedIndex:
         for tie in runs:
             pairs = sorted(
                 (ranked[i] for i in tie),
-                key=lambda pair: (chunks[pair[0]].path if pair[0] in chunks else "\uffff", pair[0] & _OWN),
+                key=lambda pair: (chunks[pair[0]].path if pair[0] in chunks else "\uffff", pair[0] & OWN_ROW),
             )
             out[tie[0] : tie[-1] + 1] = pairs
         return out
@@ -249,7 +230,7 @@ class ShardedIndex:
         notes.append(f"vector side cannot read this query: {share:.0%} of it is unknown to {self.model}")
         return False
 
-    def _query_weights(self, run: _Run, bm25: Ranked, weights: dict[str, float]) -> dict[str, float]:
+    def _query_weights(self, run: SearchRun, bm25: Ranked, weights: dict[str, float]) -> dict[str, float]:
         """HybridIndex._query_weights: the BM25 weight scaled by the coverage of its top hit."""
         power = self.fusion.get("bm25_coverage_power")
 
@@ -265,7 +246,7 @@ class ShardedIndex:
     def _locate(self, row: int) -> tuple[str, int]:
         return self.names[row >> ROW_BITS], row & ((1 << ROW_BITS) - 1)
 
-    def _rank(self, run: _Run, results: Mapping[str, Ranked], weights: Mapping[str, float]) -> list[Hit]:
+    def _rank(self, run: SearchRun, results: Mapping[str, Ranked], weights: Mapping[str, float]) -> list[Hit]:
         """policy.fuse (or one side's order) over corpus rows, then the chunks of its head read
         from the shards (a shard that fails here loses its hits) and policy.places over them."""
         options = run.options
@@ -313,7 +294,7 @@ class ShardedIndex:
         return [base | row for row in rows]
 
     def _chunks(
-        self, run: _Run, rows: Sequence[int], by_row: dict[tuple[str, int], Chunk]
+        self, run: SearchRun, rows: Sequence[int], by_row: dict[tuple[str, int], Chunk]
     ) -> dict[int, Chunk]:
         """The chunks of corpus ``rows``: those a search answer carried, the others read from
         their shards (added to ``by_row``; a shard that fails here is marked and its rows left out)."""
@@ -368,52 +349,9 @@ class ShardedIndex:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-@dataclass
-class _Run:
-    """One search's state across its rounds: what it asked, what the shards answered."""
-
-    query: str
-    terms: tuple[str, ...]  # the query's BM25 terms
-    options: SearchOptions
-    timeout: float | None
-    notes: list[str] = field(default_factory=list)
-    status: dict[str, str] = field(default_factory=dict)  # shard -> "ok" or why it did not answer
-    readable: bool = True  # the vector side reads the query (vector mode asks)
-    corpus: CorpusStats = field(default_factory=lambda: CorpusStats(0, 0, ""))
-    df: dict[str, int] = field(default_factory=dict)
-    answers: dict[str, Any] = field(default_factory=dict)  # shard -> its search answer
-
-
 @dataclass(frozen=True)
 class _Builds:
     name: str
-
-
-def _corpus(stats: Mapping[str, Mapping[str, Any]]) -> tuple[CorpusStats, dict[str, int]]:
-    """The answering shards' statistics summed; the key names their builds."""
-    df: dict[str, int] = {}
-    for answer in stats.values():
-        for term, count in answer["df"].items():
-            df[term] = df.get(term, 0) + int(count)
-    corpus = CorpusStats(
-        sum(int(a["n_docs"]) for a in stats.values()),
-        sum(int(a["total_length"]) for a in stats.values()),
-        "|".join(f"{name}={a['build']}" for name, a in sorted(stats.items())),
-    )
-    return corpus, df
-
-
-def _merge(
-    names: Sequence[str], answers: Mapping[str, Mapping[str, Any]], side: str, k: int
-) -> list[tuple[int, float]]:
-    """One side's hits of every shard as corpus rows, best score first, the top ``k``."""
-    merged = [
-        (names.index(name) << ROW_BITS | row, score)
-        for name, answer in answers.items()
-        for row, score in answer.get(side, [])
-    ]
-    merged.sort(key=lambda pair: (-pair[1], pair[0]))
-    return merged[:k]
 
 
 def open_sharded(
