@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chunkers.model import Chunk
+from indexers.ranking.fusion import Fused
 
 RETRIEVERS = ("bm25", "vector")
 
@@ -57,6 +58,30 @@ class Hit:
             **({"used_by": list(self.used_by), "calls": list(self.calls)} if c.kind == "code" else {}),
             "siblings": [sibling_json(s) for s in self.siblings],
         }
+
+
+def hit_of_place(
+    place: Sequence[Fused],
+    raw: Mapping[str, Mapping[int, float]],
+    fused: bool,
+    factors: Mapping[int, float],
+    chunk_of: Callable[[int], Chunk],
+) -> Hit:
+    """The hit of one ranked place (indexers.ranking.policy.places): its lead chunk with each
+    side's rank and raw score, the explanation (fused score, evidence tier, test-code factor,
+    how many chunks of the same place) and the place's other chunks as siblings."""
+    item = place[0]
+    ranks: dict[str, int | None] = {name: item.ranks.get(name) for name in RETRIEVERS}
+    scores: dict[str, float | None] = {n: raw.get(n, {}).get(item.row) for n in RETRIEVERS}
+    text = explain(ranks, scores, item.score if fused else None)
+    if item.evidence:
+        text += f" {item.evidence}"
+    if item.row in factors:
+        text += f" test-code x{factors[item.row]:g}"
+    if len(place) > 1:
+        text += f" +{len(place) - 1} same place"
+    siblings = tuple(chunk_of(other.row) for other in place[1:])
+    return Hit(chunk_of(item.row), item.score, ranks, scores, text, siblings=siblings, row=item.row)
 
 
 def sibling_json(chunk: Chunk) -> dict[str, Any]:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import enum
 import functools
-import re
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -16,9 +14,9 @@ import numpy as np
 from docmill import filters as filtering
 from docmill.context import Passage, enclosing
 from docmill.graph import GraphFile, References
-from docmill.hits import Hit, SearchResult, explain
+from docmill.hits import Hit, SearchResult, hit_of_place
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
-from docmill.rerank import RerankerLike, rerank_or_fused
+from docmill.rerank import rerank_or_fused
 from indexers.build.files import EMBEDDINGS_FILE
 from indexers.build.manifest import Manifest, ManifestError
 from indexers.build.open import Build
@@ -26,7 +24,6 @@ from indexers.build.open import open_build as open_files
 from indexers.build.sections import FusionSection, vector_spec
 from indexers.build.segments import segment_folder, segment_infos
 from indexers.dense.embedder import (
-    MAX_QUERY_UNKNOWN_SHARE,
     Embedder,
     ModelUnavailable,
     make_embedder,
@@ -37,39 +34,12 @@ from indexers.dense.embedder import (
 from indexers.dense.remote import EndpointError, for_manifest, is_remote
 from indexers.lexical.bm25 import BM25Result
 from indexers.lexical.tokenize import Tokenizer
+from indexers.ranking import policy
 from indexers.ranking.abstain import AbstainModel, known_idf_share, lexical_evidence
-from indexers.ranking.adjust import demote, kind_floor
-from indexers.ranking.calibrate import is_source_chunk
 from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
-from indexers.ranking.collapse import check_policy
-from indexers.ranking.collapse import collapse as collapse_places
-from indexers.ranking.fusion import EXACT_DEPTH, EXACT_MAX_DF, Fused, exact_looking, promote, rrf
-
-# Vector mode on a query its model cannot read: its hits count when one of its top AGREE_VECTOR_K
-# is among BM25's top AGREE_BM25_K (HybridIndex._bm25_agrees).
-AGREE_VECTOR_K, AGREE_BM25_K = 5, 10
-# Code in test files: fused scores are multiplied by this in hybrid search (bench/code_questions.py,
-# docs/EVALUATION.md: tests of a function otherwise crowd out the function itself).
-TEST_CODE_WEIGHT = 0.8
-TEST_CODE_PATH = re.compile(
-    r"(^|/)(tests?|testing|__tests__|spec)/|(^|/)(test_[^/]*|[^/]*_test)\.py$|_test\.(go|rs|c|cc|cpp)$"
-    r"|[._](test|spec)\.[cm]?[jt]sx?$|(^|/)[^/]*Tests?\.java$"
-)
-
-
-class Mode(enum.StrEnum):
-    BM25 = "bm25"
-    VECTOR = "vector"
-    HYBRID = "hybrid"
-
-    @classmethod
-    def from_str(cls, value: str | Mode) -> Mode:
-        try:
-            return cls(value)
-        except ValueError:
-            raise ValueError(
-                f"unknown mode {value!r}; expected one of: {', '.join(m.value for m in cls)}"
-            ) from None
+from indexers.ranking.fusion import rrf
+from indexers.ranking.options import Mode, SearchOptions
+from indexers.ranking.policy import TEST_CODE_PATH, Ranked
 
 
 class HybridIndex:
@@ -164,23 +134,13 @@ class HybridIndex:
         vector = query_vector(self.embedder, query)
         return self.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
 
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        mode: str | Mode = Mode.HYBRID,
-        fetch_k: int = 100,
-        rrf_k: float | None = None,
-        weights: Mapping[str, float] | None = None,
-        filters: Mapping[str, Any] | None = None,
-        abstain: bool = True,
-        rerank: RerankerLike | None = None,
-        rerank_k: int = 30,
-        test_code_weight: float = TEST_CODE_WEIGHT,
-        probe: int | None = None,
-        collapse: str = DEFAULT_COLLAPSE,
-    ) -> SearchResult:
-        """Top ``k`` hits for ``query``. ``filters`` (path glob, kind, language, pages, doc_id,
+    def search(self, query: str, k: int = 10, mode: str | Mode = Mode.HYBRID, **options: Any) -> SearchResult:
+        """Top ``k`` hits for ``query``; ``options`` (indexers.ranking.options.SearchOptions):
+        ``fetch_k`` (100), ``rrf_k`` and ``weights`` (default: the build's calibration),
+        ``filters``, ``abstain`` (True), ``rerank``, ``rerank_k`` (30), ``test_code_weight``
+        (0.8), ``probe``, ``collapse`` ("section").
+
+        ``filters`` (path glob, kind, language, pages, doc_id,
         metadata) restrict both retrievers before the cut; with ``abstain`` a query that matches
         nothing relevant returns no hits and a reason. An optional ``rerank`` (a cross-encoder,
         off by default: none ships offline, or a docmill.rerank_endpoint.EndpointReranker)
@@ -195,32 +155,55 @@ class HybridIndex:
         counts as one place, so ``k`` hits are ``k`` places, each carrying its lower-ranked chunks
         as ``siblings`` (``section``: a PDF page, a Markdown section, a code symbol; ``page``;
         ``document``; ``none``: every chunk; indexers/ranking/collapse.py)."""
-        mode = Mode.from_str(mode)
-        check_policy(collapse)
-        if probe is not None and probe <= 0:
-            raise ValueError(f"probe must be positive, got {probe}")
-        if k <= 0 or fetch_k <= 0:
-            raise ValueError(f"k and fetch_k must be positive, got k={k}, fetch_k={fetch_k}")
+        if "timeout" in options:
+            raise TypeError("search() got an unexpected keyword argument 'timeout' (a sharded root's option)")
+        return self.search_with(query, SearchOptions.from_kwargs(k=k, mode=mode, **options))
+
+    def search_with(self, query: str, options: SearchOptions) -> SearchResult:
+        """``search`` with its options as one record: run the sides, let the policy
+        (indexers/ranking/policy.py) judge and rank, make the hits."""
+        build = self.build.name
         if not query or not query.strip():
-            return SearchResult([], abstained=True, reason="empty query", build=self.build.name)
-        allowed = filtering.mask(self.chunks.all(), filters) if filters else None
-        fetch_k = max(fetch_k, k)
-        explicit_weights = weights
-        weights = dict(weights) if weights is not None else self.fusion_weights
-        rrf_k = rrf_k if rrf_k is not None else self.fusion_rrf_k
+            return SearchResult([], abstained=True, reason="empty query", build=build)
         notes: list[str] = []
-        results: dict[str, list[tuple[int, float]]] = {}
-        df: dict[str, int] | None = None  # of the query's terms, when BM25 ran
-        use_bm25 = mode is Mode.BM25 or (mode is Mode.HYBRID and weights.get("bm25", 1.0) > 0)
-        use_vector = mode is Mode.VECTOR or (
-            mode is Mode.HYBRID and self._vector_readable(query, weights, notes)
+        weights = dict(options.weights) if options.weights is not None else self.fusion_weights
+        results, df, readable, noise = self._run_sides(query, options, weights, notes)
+        lexical, cosine = self.evidence(query, results if readable else _without_vector(results), df)
+        confidence, reason = policy.verdict(
+            self.abstain_model, lexical, cosine, noise, options.abstain, notes
         )
+        if reason:
+            return SearchResult([], True, reason, notes, confidence=confidence, build=build)
+        if options.weights is None and len(results) > 1:
+            weights = self._query_weights(query, results["bm25"], weights, notes)
+        rrf_k = options.rrf_k if options.rrf_k is not None else self.fusion_rrf_k
+        hits = self._rank(
+            query, results, options.depth, rrf_k, weights, options.test_code_weight, options.collapse, df
+        )
+        if options.rerank is not None:
+            hits = rerank_or_fused(options.rerank, query, hits, options.k, notes)
+        return SearchResult(
+            self.graph_file.with_context(hits), notes=notes, confidence=confidence, build=build
+        )
+
+    def _run_sides(
+        self, query: str, options: SearchOptions, weights: Mapping[str, float], notes: list[str]
+    ) -> tuple[dict[str, Ranked], dict[str, int] | None, bool, bool]:
+        """The sides ``options.mode`` and the policy ask for: (side -> ranked rows, the query terms'
+        df when BM25 ran, whether the vector side reads the query, whether its hits are noise)."""
+        allowed = filtering.mask(self.chunks.all(), options.filters) if options.filters else None
+        fetch_k, mode = options.candidates, options.mode
+        use_bm25, use_vector = policy.sides_to_ask(
+            mode, weights, lambda: self.query_unknown_share(query), notes
+        )
+        results: dict[str, Ranked] = {}
+        df: dict[str, int] | None = None
         if use_bm25:
             bm25 = self._bm25(query, fetch_k, allowed)
             results["bm25"], df = bm25.hits, bm25.df
         if use_vector:
             try:
-                results["vector"] = self._vector(query, fetch_k, allowed, probe)
+                results["vector"] = self._vector(query, fetch_k, allowed, options.probe)
             except EndpointError as exc:  # the build's embedding endpoint is down or changed
                 notes.append(f"vector side unavailable, BM25 only: {exc}")
                 use_vector = False
@@ -228,27 +211,11 @@ class HybridIndex:
                     bm25 = self._bm25(query, fetch_k, allowed)
                     results["bm25"], df = bm25.hits, bm25.df
         readable = mode is Mode.HYBRID or not use_vector or self._vector_mode_reads(query, notes)
-        lexical, cosine = self.evidence(
-            query, results if readable else {k: v for k, v in results.items() if k != "vector"}, df
+        # vector mode, a query its model cannot read: hits BM25 (which reads it) does not find are noise
+        noise = not readable and not policy.bm25_agrees(
+            results["vector"], self._bm25(query, policy.AGREE_BM25_K, allowed).hits, notes
         )
-        confidence = self.abstain_model.confidence(lexical, cosine)
-        noise = not readable and not self._bm25_agrees(query, results["vector"], allowed, notes)
-        if noise:  # vector mode, a query its model cannot read, hits BM25 (which reads it) does not find
-            confidence = 0.0
-        if abstain:
-            reason = "; ".join(notes[-2:]) if noise else self.abstain_model.reason(lexical, cosine)
-            if reason:
-                build = self.build.name
-                return SearchResult([], True, reason, notes, confidence=confidence, build=build)
-        if explicit_weights is None and len(results) > 1:
-            weights = self._query_weights(query, results["bm25"], weights, notes)
-        depth = max(k, rerank_k) if rerank is not None else k
-        hits = self._rank(query, results, depth, rrf_k, weights, test_code_weight, collapse, df)
-        if rerank is not None:
-            hits = rerank_or_fused(rerank, query, hits, k, notes)
-        return SearchResult(
-            self.graph_file.with_context(hits), notes=notes, confidence=confidence, build=self.build.name
-        )
+        return results, df, readable, noise
 
     def search_many(
         self, queries: Sequence[str], k: int = 10, rrf_k: float = 60.0, **options: Any
@@ -277,49 +244,38 @@ class HybridIndex:
         return SearchResult(hits, notes=notes, build=self.build.name)
 
     @property
+    def calibration(self) -> policy.Calibration:
+        """This build's fusion calibration (manifest ``extra.fusion``)."""
+        return policy.Calibration.from_section(self.fusion)
+
+    @property
     def fusion_rrf_k(self) -> float:
         """The RRF constant calibrated for this corpus at build time (60 if none)."""
-        return self.fusion.rrf_k
+        return self.calibration.rrf_k
 
     @property
     def fusion_weights(self) -> dict[str, float]:
         """Per-retriever RRF weights calibrated for this corpus at build time (1, 1 if none)."""
-        return self.fusion.fusion_weights
+        return dict(self.calibration.weights)
 
     @property
     def fusion_coverage_power(self) -> float | None:
         """For code corpora: the BM25 weight of a query is (BM25 coverage of its top hit) ** this
         (indexers/calibrate.py); None where the stored weights apply as they are."""
-        return self.fusion.bm25_coverage_power
+        return self.calibration.coverage_power
 
     def _query_weights(
-        self,
-        query: str,
-        bm25_hits: list[tuple[int, float]],
-        weights: dict[str, float],
-        notes: list[str],
+        self, query: str, bm25_hits: Ranked, weights: dict[str, float], notes: list[str]
     ) -> dict[str, float]:
         """The stored weights, with the BM25 weight scaled per query where the build says so."""
         power = self.fusion_coverage_power
         if power is None:
             power = self.coverage_power_override
-        if power is None:
-            return weights
-        coverage = self.bm25.coverage(self._terms(query), bm25_hits[0][0]) if bm25_hits else 0.0
-        scaled = weights.get("bm25", 1.0) * coverage**power
-        notes.append(f"BM25 weight {scaled:.2f} (coverage of its top hit {coverage:.2f} ** {power:g})")
-        return {**weights, "bm25": scaled}
 
-    def _vector_readable(self, query: str, weights: Mapping[str, float], notes: list[str]) -> bool:
-        """Whether hybrid search should ask the vector side at all; says why not in ``notes``."""
-        if weights.get("vector", 1.0) <= 0:
-            notes.append("vector side off: its fusion weight for this index is 0 (calibrated at build time)")
-            return False
-        share = self.query_unknown_share(query)
-        if share > MAX_QUERY_UNKNOWN_SHARE:
-            notes.append(f"vector side skipped: {share:.0%} of the query is unknown to the embedding model")
-            return False
-        return True
+        def coverage() -> float:
+            return self.bm25.coverage(self._terms(query), bm25_hits[0][0]) if bm25_hits else 0.0
+
+        return policy.query_weights(weights, power, coverage, notes)
 
     def _vector_mode_reads(self, query: str, notes: list[str]) -> bool:
         """Vector mode: whether the model can read ``query``; says so in ``notes`` when not."""
@@ -330,46 +286,28 @@ class HybridIndex:
         notes.append(f"vector side cannot read this query: {share:.0%} of it is unknown to {model}")
         return False
 
-    def _bm25_agrees(
-        self, query: str, vector_hits: list[tuple[int, float]], allowed: np.ndarray | None, notes: list[str]
-    ) -> bool:
-        """Vector mode on a query its model cannot read: whether BM25, which reads it, finds any of
-        the vector side's top AGREE_VECTOR_K hits among its own top AGREE_BM25_K (a query that
-        mixes a known identifier into unknown script still finds its page; a query the model
-        reads as noise finds noise). Says which in ``notes``."""
-        bm25_rows = {row for row, _ in self._bm25(query, AGREE_BM25_K, allowed).hits}
-        if any(row in bm25_rows for row, _ in vector_hits[:AGREE_VECTOR_K]):
-            notes.append("its top hits count: BM25, which reads the query, finds some of them too")
-            return True
-        notes.append(
-            "BM25, which reads the query, finds none of the vector side's top hits: they are not "
-            "evidence (use mode hybrid or bm25)"
-        )
-        return False
-
     def evidence(
         self,
         query: str,
-        results: Mapping[str, list[tuple[int, float]]],
+        results: Mapping[str, Ranked],
         df: Mapping[str, int] | None = None,
     ) -> tuple[float, float | None]:
         """(known-term share of the query, top cosine or None): what the abstain model reads
         (indexers/abstain.py). No vector side, or a query the model cannot read (its cosine is
         noise even when vector mode was asked for), no cosine: the lexical evidence decides.
         ``df``: the query terms' document frequencies if a BM25 search already read them."""
-        vector = results.get("vector")
         terms = self._terms(query)
         lexical = (
             known_idf_share(terms, df, self.bm25.n_docs)
             if df is not None
             else lexical_evidence(self.bm25, terms)
         )
-        return lexical, (vector[0][1] if vector else None)
+        return lexical, policy.top_cosine(results, readable=True)
 
     def _rank(
         self,
         query: str,
-        results: Mapping[str, list[tuple[int, float]]],
+        results: Mapping[str, Ranked],
         k: int,
         rrf_k: float,
         weights: Mapping[str, float] | None,
@@ -380,79 +318,25 @@ class HybridIndex:
         """The top ``k`` places: fused (or one side's) ranking -> tiers and test-code demotion
         (several sides) -> one hit per place (indexers/ranking/collapse.py) -> kind floor."""
         chunk_of = functools.cache(self.chunks.__getitem__)
-        raw = {name: dict(pairs) for name, pairs in results.items()}
         factors: dict[int, float] = {}
         fused = len(results) > 1
         if fused:
-            # chunk ranks, not place ranks: fusing each side's ranks of places (a page's rank = its
-            # best chunk's among pages) lost code questions (docs/EVALUATION.md, issue 22)
-            ranking = rrf({name: [r for r, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
-            if self.evidence_tiers:
-                exact = self._exact_rows(query, results.get("bm25"), df)
-                ranking = promote(ranking, list(results), exact, weights)
-            if test_code_weight != 1.0 and self.test_code_paths:
-                in_tests = self.test_code_paths
-                ranking, factors = demote(
-                    ranking, len(ranking), test_code_weight, lambda row: chunk_of(row).path in in_tests
-                )
+            exact = self._exact_rows(query, results.get("bm25"), df) if self.evidence_tiers else None
+            in_tests = policy.is_test_code_row(self.test_code_paths, chunk_of)
+            ranking, factors = policy.fuse(results, rrf_k, weights, exact, test_code_weight, in_tests)
         else:
-            ranking = [
-                Fused(row, score, {name: rank})
-                for name, pairs in results.items()
-                for rank, (row, score) in enumerate(pairs, start=1)
-            ]
-        floor = self.kind_floor
-        floored = fused and 1 < floor <= k  # fewer hits than the floor: the fused order stands
-        # the floor may lift a place from below the first k, so it needs them all
-        places = collapse_places(
-            ranking, lambda item: chunk_of(item.row), check_policy(collapse), None if floored else k
-        )
-        if floored:
-            places = kind_floor(places, floor, lambda place: is_source_chunk(chunk_of(place[0].row)))
-        return [self._hit(place, raw, fused, factors, chunk_of) for place in places[:k]]
-
-    def _hit(
-        self,
-        place: Sequence[Fused],
-        raw: Mapping[str, Mapping[int, float]],
-        fused: bool,
-        factors: Mapping[int, float],
-        chunk_of: Any,
-    ) -> Hit:
-        item = place[0]
-        ranks: dict[str, int | None] = {name: item.ranks.get(name) for name in ("bm25", "vector")}
-        scores: dict[str, float | None] = {n: raw.get(n, {}).get(item.row) for n in ("bm25", "vector")}
-        text = explain(ranks, scores, item.score if fused else None)
-        if item.evidence:
-            text += f" {item.evidence}"
-        if item.row in factors:
-            text += f" test-code x{factors[item.row]:g}"
-        if len(place) > 1:
-            text += f" +{len(place) - 1} same place"
-        siblings = tuple(chunk_of(other.row) for other in place[1:])
-        return Hit(chunk_of(item.row), item.score, ranks, scores, text, siblings=siblings, row=item.row)
+            ranking = policy.one_side(results)
+        places = policy.places(ranking, chunk_of, collapse, k, self.kind_floor if fused else 0)
+        raw = {name: dict(pairs) for name, pairs in results.items()}
+        return [hit_of_place(place, raw, fused, factors, chunk_of) for place in places]
 
     def _exact_rows(
-        self, query: str, bm25_hits: list[tuple[int, float]] | None, df: Mapping[str, int] | None
+        self, query: str, bm25_hits: Ranked | None, df: Mapping[str, int] | None
     ) -> dict[int, str]:
-        """BM25's top EXACT_DEPTH rows holding an exact-looking query term (fusion.exact_looking)
-        that at most EXACT_MAX_DF chunks contain: row -> the term."""
-        if not bm25_hits or df is None:
-            return {}
-        rare = []
-        for token in exact_looking(query):
-            terms = self.tokenizer(token)
-            if terms and 0 < df.get(terms[0], 0) <= EXACT_MAX_DF:
-                rare.append(terms[0])
-        if not rare:
-            return {}
-        out: dict[int, str] = {}
-        for row, _ in bm25_hits[:EXACT_DEPTH]:
-            held = set(self.tokenizer(self.chunks[row].index_text))
-            found = [term for term in rare if term in held]
-            if found:
-                out[row] = found[0]
-        return out
+        """policy.exact_rows over this build's chunks."""
+        return policy.exact_rows(
+            query, bm25_hits, df, self.tokenizer, lambda row: self.chunks[row].index_text
+        )
 
     def context(self, hit: Hit, scope: str = "section", max_chars: int | None = None) -> Passage:
         """The place around ``hit`` (small-to-big): every chunk of its document in the same
@@ -504,3 +388,7 @@ def check_model(root: Path, manifest: Manifest, embedder: Embedder | None) -> No
     if given is not None and given != (model, backend):
         message = "index {} was embedded with {!r} ({}), not {!r} ({})"
         raise ManifestError(message.format(root, model, backend, *given))
+
+
+def _without_vector(results: Mapping[str, Ranked]) -> dict[str, Ranked]:
+    return {name: ranked for name, ranked in results.items() if name != "vector"}

@@ -9,8 +9,9 @@ from collections.abc import Iterable, Mapping
 from urllib.parse import urlencode
 
 from docmill.hits import Hit, SearchResult
+from indexers.ranking.options import Mode
 
-MODES = ("hybrid", "bm25", "vector")
+MODES = tuple(Mode.names())  # hybrid first: the default
 KINDS = ("", "text", "table", "code")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
@@ -163,7 +164,7 @@ def results_html(query: str, result: SearchResult) -> str:
 def page(
     *,
     query: str = "",
-    mode: str = "hybrid",
+    mode: str = Mode.HYBRID.value,
     kind: str = "",
     path: str = "",
     build: str,

@@ -36,6 +36,7 @@ from docmill.filters import from_pairs, validate
 from docmill.hits import SearchResult
 from docmill.live import LiveIndex
 from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
+from indexers.ranking.options import Mode
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-ModeName = Literal["hybrid", "bm25", "vector"]
+ModeName = Literal["hybrid", "bm25", "vector"]  # indexers.ranking.options.Mode (a test checks)
 CollapseName = Literal["none", "section", "page", "document"]  # indexers/ranking/collapse.POLICIES
 Query_ = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]  # empty or blank: 400 from _run_search
 K = Annotated[int, Field(ge=1, le=MAX_K)]
@@ -81,7 +82,7 @@ class SearchBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     query: Query_
     k: K = 10
-    mode: ModeName = "hybrid"
+    mode: ModeName = Mode.HYBRID.value
     fetch_k: FetchK = 100
     rrf_k: RrfK | None = None
     weights: dict[Literal["bm25", "vector"], Weight] | None = None
@@ -232,6 +233,16 @@ def create_app(
     every search uses (docmill.rerank_endpoint.EndpointReranker; failures keep the fused order)."""
     reranked = {"rerank": rerank} if rerank is not None else {}
     app = FastAPI(title="docmill", summary="Hybrid (BM25 + vector) search over a docmill index")
+    _error_handlers(app)
+    _status_routes(app, live)
+    _search_routes(app, live, reranked)
+    if cors_origins:
+        _allow_cors(app, cors_origins)
+    return Guard(app, token)
+
+
+def _error_handlers(app: FastAPI) -> None:
+    """Every error, the framework's included, as {"error": ...} with its status."""
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -252,6 +263,10 @@ def create_app(
         headers = {**(exc.headers or {}), **({"Allow": allowed} if exc.status_code == 405 else {})}
         return _error(exc.status_code, text or str(exc.detail), headers)
 
+
+def _status_routes(app: FastAPI, live: LiveIndex) -> None:
+    """/health and /index: whether a build is loaded, and what it holds."""
+
     @app.get("/health")
     def health() -> Response:
         if live.closed:
@@ -262,11 +277,15 @@ def create_app(
     def index_info() -> Response:
         return JSONResponse(dict(live.describe()))
 
+
+def _search_routes(app: FastAPI, live: LiveIndex, reranked: dict[str, Any]) -> None:
+    """GET and POST /search (JSON) and the search page at /."""
+
     @app.get("/search")
     def search_get(
         q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="the question")],
         k: Annotated[int, Query(ge=1, le=MAX_K)] = 10,
-        mode: Annotated[ModeName, Query()] = "hybrid",
+        mode: Annotated[ModeName, Query()] = Mode.HYBRID.value,
         fetch_k: Annotated[int, Query(ge=1, le=MAX_FETCH_K)] = 100,
         rrf_k: Annotated[float | None, Query(gt=0, le=10_000, allow_inf_nan=False)] = None,
         abstain: bool = True,
@@ -298,20 +317,20 @@ def create_app(
         return _answer(live, body.query, {**options, "filters": filters or None, **reranked})
 
     @app.get("/", response_class=HTMLResponse)
-    def search_page(q: str = "", mode: str = "hybrid", kind: str = "", path: str = "") -> Response:
+    def search_page(q: str = "", mode: str = Mode.HYBRID.value, kind: str = "", path: str = "") -> Response:
         return _page(live, q, mode, kind, path, reranked)
 
-    if cors_origins:
-        from fastapi.middleware.cors import CORSMiddleware
 
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=list(cors_origins),
-            allow_methods=["GET", "POST"],
-            allow_headers=["Authorization", "Content-Type"],
-            expose_headers=[BUILD_HEADER],
-        )
-    return Guard(app, token)
+def _allow_cors(app: FastAPI, cors_origins: Sequence[str]) -> None:
+    from fastapi.middleware.cors import CORSMiddleware
+
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=list(cors_origins),
+        allow_methods=["GET", "POST"],
+        allow_headers=["Authorization", "Content-Type"],
+        expose_headers=[BUILD_HEADER],
+    )
 
 
 def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str, reranked: dict[str, Any]) -> Response:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,21 @@ from indexers.lexical.segmented import CorpusStats, SegmentedBM25
 from indexers.ranking.calibrate import is_source_chunk
 
 Hits = list[tuple[int, float]]
+
+
+@dataclass(frozen=True)
+class ShardQuery:
+    """What a shard searches for one query (plain data: it travels to a Dask actor)."""
+
+    terms: Sequence[str]
+    vector: np.ndarray | None
+    fetch_k: int
+    filters: Mapping[str, Any] | None = None
+    corpus: CorpusStats | None = None  # BM25 with these statistics; None: no BM25 side
+    df: Mapping[str, int] | None = None
+    probe: int | None = None
+    flags: bool = False  # say which returned rows are test code and source code
+    with_chunks: int = 0  # the chunks of each side's first this many rows come along
 
 
 class ShardSearcher:
@@ -96,34 +112,24 @@ class ShardSearcher:
                 self._scorers[key] = scorer
         return scorer
 
-    def search(
-        self,
-        terms: Sequence[str],
-        vector: np.ndarray | None,
-        fetch_k: int,
-        filters: Mapping[str, Any] | None = None,
-        corpus: CorpusStats | None = None,
-        df: Mapping[str, int] | None = None,
-        probe: int | None = None,
-        flags: bool = False,
-        with_chunks: int = 0,
-    ) -> dict[str, Any]:
+    def search(self, ask: ShardQuery) -> dict[str, Any]:
         """Each side's top ``fetch_k`` rows of this shard (BM25 with the corpus's statistics when
         ``corpus`` is given, vectors when ``vector`` is), the build searched, and with ``flags``
         which returned rows are test code and which are source code (ranking adjustments); the
         chunks of each side's first ``with_chunks`` rows come along (most hits need no later call)."""
         index = self.current()
-        allowed = filtering.mask(index.chunks.all(), filters) if filters else None
+        allowed = filtering.mask(index.chunks.all(), ask.filters) if ask.filters else None
         out: dict[str, Any] = {"build": index.build.name}
-        if corpus is not None:
-            out["bm25"] = self._scorer(index, corpus).search(terms, fetch_k, allowed, df=df).hits
-        if vector is not None:
-            out["vector"] = index.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
-        if flags:
+        if ask.corpus is not None:
+            scorer = self._scorer(index, ask.corpus)
+            out["bm25"] = scorer.search(ask.terms, ask.fetch_k, allowed, df=ask.df).hits
+        if ask.vector is not None:
+            out["vector"] = index.vectors.search(ask.vector, ask.fetch_k, allowed=allowed, probe=ask.probe)
+        if ask.flags:
             rows = {row for name in ("bm25", "vector") for row, _ in out.get(name, [])}
             out["test"], out["source"] = self._flags(index, rows)
-        if with_chunks:
-            head = {row for name in ("bm25", "vector") for row, _ in out.get(name, [])[:with_chunks]}
+        if ask.with_chunks:
+            head = {row for name in ("bm25", "vector") for row, _ in out.get(name, [])[: ask.with_chunks]}
             out["chunks"] = {row: index.chunks[row] for row in sorted(head)}
         return out
 

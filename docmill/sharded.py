@@ -8,8 +8,9 @@ or in a Dask actor on a cluster worker):
    they are the corpus's statistics (as segments' are summed inside one build).
 2. ``search``: each shard's BM25 top ``fetch_k`` scored with those statistics (the same scores as
    one index over the whole corpus) and its vector top ``fetch_k`` (exact cosines with flat
-   vectors). The coordinator merges each side by score, then ranks as HybridIndex does: abstain on
-   the corpus evidence, RRF with the calibrated weights, test-code demotion, kind floor.
+   vectors). The coordinator merges each side by score, then ranks with HybridIndex's policy
+   (indexers/ranking/policy.py): abstain on the corpus evidence, RRF with the calibrated weights,
+   the agreement / exact-term tier, test-code demotion, one hit per place.
 3. ``chunks``: the final hits' chunks. A search answer carries the chunks of each side's first
    ``k`` rows of its shard, which holds every hit of a one-sided search and nearly every fused
    one; this round runs only for the others.
@@ -26,52 +27,27 @@ import dataclasses
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chunkers.model import Chunk
 from docmill import filters as filtering
-from docmill.hits import Hit, SearchResult, explain
-from docmill.index import TEST_CODE_WEIGHT, Mode
+from docmill.hits import Hit, hit_of_place
 from docmill.rerank import rerank_or_fused
 from docmill.shard_clients import LocalShard, RemoteShard, ShardStarting
-from docmill.shard_host import ShardSearcher
+from docmill.shard_host import ShardQuery, ShardSearcher
+from docmill.shard_merge import OWN_ROW, ROW_BITS, SearchRun, ShardedResult, corpus_of, merge_side
 from indexers.build.shards import RootManifest, ShardsError
-from indexers.dense.embedder import (
-    MAX_QUERY_UNKNOWN_SHARE,
-    Embedder,
-    model_can_read,
-    query_vector,
-    unknown_token_share,
-)
-from indexers.lexical.segmented import CorpusStats
+from indexers.dense.embedder import Embedder, model_can_read, query_vector, unknown_token_share
 from indexers.lexical.tokenize import Tokenizer
+from indexers.ranking import policy
 from indexers.ranking.abstain import AbstainModel, known_idf_share
-from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
-from indexers.ranking.collapse import check_policy
-from indexers.ranking.collapse import collapse as collapse_places
-from indexers.ranking.fusion import Fused, rrf
+from indexers.ranking.fusion import Fused
+from indexers.ranking.options import Mode, SearchOptions
+from indexers.ranking.policy import Ranked
 
-ROW_BITS = 40  # a corpus row: shard index << ROW_BITS | the shard's row
 AGREE = ("model", "backend", "tokenizer", "bm25")
-
-
-@dataclass(frozen=True)
-class ShardedResult(SearchResult):
-    """A SearchResult plus, per shard, "ok" or why it did not answer (then ``partial``)."""
-
-    shards: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def partial(self) -> bool:
-        return any(status != "ok" for status in self.shards.values())
-
-    @property
-    def answered(self) -> list[str]:
-        return [name for name, status in self.shards.items() if status == "ok"]
-
-    def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "partial": self.partial, "shards": dict(self.shards)}
 
 
 # candidates fetched per hit asked for when hits are collapsed into places
@@ -116,7 +92,7 @@ class ShardedIndex:
 
     @property
     def fusion_weights(self) -> dict[str, float]:
-        return dict(self.fusion.get("weights") or {"bm25": 1.0, "vector": 1.0})
+        return dict(policy.Calibration.from_fusion(self.fusion).weights)
 
     def _fan(
         self, method: str, calls: Mapping[str, tuple[Any, ...]], timeout: float | None
@@ -147,203 +123,192 @@ class ShardedIndex:
         return answers, failed
 
     def search(
-        self,
-        query: str,
-        k: int = 10,
-        mode: str | Mode = Mode.HYBRID,
-        fetch_k: int = 100,
-        rrf_k: float | None = None,
-        weights: Mapping[str, float] | None = None,
-        filters: Mapping[str, Any] | None = None,
-        abstain: bool = True,
-        test_code_weight: float = TEST_CODE_WEIGHT,
-        probe: int | None = None,
-        timeout: float | None = None,
-        collapse: str = DEFAULT_COLLAPSE,
-        rerank: Any = None,
-        rerank_k: int = 30,
+        self, query: str, k: int = 10, mode: str | Mode = Mode.HYBRID, **options: Any
     ) -> ShardedResult:
-        """HybridIndex.search over every shard (see the module docstring); ``timeout``: seconds
-        (default: the index's) each round waits for the shards; those that have not answered
-        are left out and the result is ``partial``."""
-        mode = Mode.from_str(mode)
-        if k <= 0 or fetch_k <= 0 or (probe is not None and probe <= 0):
-            raise ValueError(
-                f"k, fetch_k and probe must be positive, got k={k}, fetch_k={fetch_k}, probe={probe}"
-            )
-        if filters:
-            filtering.validate(filters)  # a bad filter is the caller's error, not a shard's
+        """HybridIndex.search over every shard (see the module docstring), with its options
+        (indexers.ranking.options.SearchOptions) and ``timeout``: seconds (default: the index's)
+        each round waits for the shards; those that have not answered are left out and the result
+        is ``partial``."""
+        return self.search_with(query, SearchOptions.from_kwargs(k=k, mode=mode, **options))
+
+    def search_with(self, query: str, options: SearchOptions) -> ShardedResult:
+        """``search`` with its options as one record: the shards' sides, ranked by the policy
+        HybridIndex ranks with (indexers/ranking/policy.py)."""
+        if options.filters:
+            filtering.validate(options.filters)  # a bad filter is the caller's error, not a shard's
         if not query or not query.strip():
             return ShardedResult([], abstained=True, reason="empty query")
-        timeout = timeout if timeout is not None else self.timeout
-        status = dict.fromkeys(self.names, "ok")
-        notes: list[str] = []
-        fetch_k = max(fetch_k, k)
-        explicit = weights
-        weights = dict(weights) if weights is not None else self.fusion_weights
-        rrf_k = rrf_k if rrf_k is not None else float(self.fusion.get("rrf_k", 60.0))
-        terms = tuple(self.tokenizer(query))
-        use_bm25 = mode is Mode.BM25 or (mode is Mode.HYBRID and weights.get("bm25", 1.0) > 0)
-        use_vector = mode is Mode.VECTOR or (
-            mode is Mode.HYBRID and self._vector_readable(query, weights, notes)
+        timeout = options.timeout if options.timeout is not None else self.timeout
+        run = SearchRun(
+            query, tuple(self.tokenizer(query)), options, timeout, status=dict.fromkeys(self.names, "ok")
         )
-        stats, failed = self._fan("statistics", {name: (terms,) for name in self.names}, timeout)
-        status.update(failed)
-        corpus, df = _corpus(stats)
-        vector = query_vector(self.embedder, query) if use_vector else None
-        flags = mode is Mode.HYBRID and (self.test_code or 1 < self._kind_floor() <= k)
-        args = (terms, vector, fetch_k, filters, corpus if use_bm25 else None, df, probe, flags, k)
-        answers, failed = self._fan("search", {name: args for name in stats}, timeout)
-        status.update(failed)
-        sides = [side for side, used in (("bm25", use_bm25), ("vector", use_vector)) if used]
-        results = {side: _merge(self.names, answers, side, fetch_k) for side in sides}
-        readable = (
-            mode is Mode.HYBRID or not use_vector or model_can_read(self.embedder.query_tokenizer(), query)
+        weights = dict(options.weights) if options.weights is not None else self.fusion_weights
+        results, noise = self._run_sides(run, weights)
+        lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
+        cosine = policy.top_cosine(results, run.readable)
+        confidence, reason = policy.verdict(
+            self.abstain_model, lexical, cosine, noise, options.abstain, run.notes
         )
-        lexical = known_idf_share(terms, df, corpus.n_docs)
-        cosine = results["vector"][0][1] if readable and results.get("vector") else None
-        confidence = self.abstain_model.confidence(lexical, cosine)
-        reason = self.abstain_model.reason(lexical, cosine) if abstain else None
         if reason:
-            return ShardedResult([], True, reason, notes, confidence, shards=status)
-        if explicit is None and len(results) > 1:
-            weights = self._query_weights(terms, results["bm25"], weights, corpus, df, timeout, notes)
-        policy = check_policy(collapse)
-        depth = max(k, rerank_k if rerank is not None else k)
-        ranking, demoted = self._rank(results, answers, rrf_k, weights, test_code_weight, depth)
-        # collapse needs the places below the first k: a page's other chunks join its lead
-        top = ranking[: depth if policy == "none" else COLLAPSE_DEPTH * depth]
-        hits, failed = self._hits(top, results, answers, timeout, demoted, test_code_weight)
-        status.update(failed)
-        places = collapse_places(hits, lambda hit: hit.chunk, policy, depth)
-        hits = [dataclasses.replace(p[0], siblings=tuple(h.chunk for h in p[1:])) for p in places]
-        hits = rerank_or_fused(rerank, query, hits, k, notes) if rerank is not None else hits[:k]
-        return ShardedResult(hits, notes=notes, confidence=confidence, shards=status)
+            return ShardedResult([], True, reason, run.notes, confidence, shards=run.status)
+        if options.weights is None and len(results) > 1:
+            weights = self._query_weights(run, results["bm25"], weights)
+        hits = self._rank(run, results, weights)
+        if options.rerank is not None:
+            hits = rerank_or_fused(options.rerank, query, hits, options.k, run.notes)
+        return ShardedResult(hits, notes=run.notes, confidence=confidence, shards=run.status)
 
-    def _kind_floor(self) -> int:
-        return int(self.fusion.get("kind_floor", 0))
+    def _run_sides(self, run: SearchRun, weights: Mapping[str, float]) -> tuple[dict[str, Ranked], bool]:
+        """The corpus statistics, then each side the mode and the policy ask for, merged over the
+        shards: (side -> ranked corpus rows, whether vector mode's hits are noise)."""
+        options, query, notes = run.options, run.query, run.notes
+        tokenizer = self.embedder.query_tokenizer
 
-    def _vector_readable(self, query: str, weights: Mapping[str, float], notes: list[str]) -> bool:
-        if weights.get("vector", 1.0) <= 0:
-            notes.append("vector side off: its fusion weight for this index is 0 (calibrated at build time)")
-            return False
-        share = unknown_token_share(self.embedder.query_tokenizer(), [query])
-        if share > MAX_QUERY_UNKNOWN_SHARE:
-            notes.append(f"vector side skipped: {share:.0%} of the query is unknown to the embedding model")
-            return False
-        return True
+        def unknown() -> float:
+            return unknown_token_share(tokenizer(), [query])
 
-    def _query_weights(
-        self,
-        terms: Sequence[str],
-        bm25: list[tuple[int, float]],
-        weights: dict[str, float],
-        corpus: CorpusStats,
-        df: Mapping[str, int],
-        timeout: float | None,
-        notes: list[str],
-    ) -> dict[str, float]:
+        use_bm25, use_vector = policy.sides_to_ask(options.mode, weights, unknown, notes)
+        run.readable = options.mode is Mode.HYBRID or not use_vector or self._vector_mode_reads(query, notes)
+        stats, failed = self._fan("statistics", {name: (run.terms,) for name in self.names}, run.timeout)
+        run.status.update(failed)
+        run.corpus, run.df = corpus_of(stats)
+        vector = query_vector(self.embedder, query) if use_vector else None
+        flags = options.mode is Mode.HYBRID and self.test_code
+        # vector mode on a query its model cannot read: BM25's hits judge the vector side's
+        ask_bm25 = use_bm25 or not run.readable
+        fetch_k = options.candidates
+        corpus = run.corpus if ask_bm25 else None
+        ask = ShardQuery(
+            run.terms, vector, fetch_k, options.filters, corpus, run.df, options.probe, flags, options.k
+        )
+        run.answers, failed = self._fan("search", {name: (ask,) for name in stats}, run.timeout)
+        run.status.update(failed)
+        sides = [side for side, used in (("bm25", use_bm25), ("vector", use_vector)) if used]
+        results = {
+            side: self._in_row_order(run, merge_side(self.names, run.answers, side, fetch_k))
+            for side in sides
+        }
+        noise = not run.readable and not policy.bm25_agrees(
+            results["vector"], merge_side(self.names, run.answers, "bm25", policy.AGREE_BM25_K), notes
+        )
+        return results, noise
+
+    def _in_row_order(self, run: SearchRun, ranked: Ranked) -> Ranked:
+        """``ranked`` with rows of equal score from several shards in the order one index over
+        the corpus numbers them (by path, then line; a file lies in one shard), so RRF reads the
+        same ranks. Their chunks come from the search answers, or one more round."""
+        runs: list[list[int]] = []  # index ranges of equal scores spanning shards
+        start = 0
+        for i in range(1, len(ranked) + 1):
+            if i == len(ranked) or ranked[i][1] != ranked[start][1]:
+                if len({row >> ROW_BITS for row, _ in ranked[start:i]}) > 1:
+                    runs.append(list(range(start, i)))
+                start = i
+        if not runs:
+            return ranked
+        by_row = {
+            (name, row): chunk
+            for name, a in run.answers.items()
+            for row, chunk in a.get("chunks", {}).items()
+        }
+        chunks = self._chunks(run, [ranked[i][0] for tie in runs for i in tie], by_row)
+        out = list(ranked)
+        for tie in runs:
+            pairs = sorted(
+                (ranked[i] for i in tie),
+                key=lambda pair: (chunks[pair[0]].path if pair[0] in chunks else "\uffff", pair[0] & OWN_ROW),
+            )
+            out[tie[0] : tie[-1] + 1] = pairs
+        return out
+
+    def _vector_mode_reads(self, query: str, notes: list[str]) -> bool:
+        """HybridIndex._vector_mode_reads: whether the model can read ``query`` (a note if not)."""
+        tokenizer = self.embedder.query_tokenizer()
+        if model_can_read(tokenizer, query):
+            return True
+        share = unknown_token_share(tokenizer, [query])
+        notes.append(f"vector side cannot read this query: {share:.0%} of it is unknown to {self.model}")
+        return False
+
+    def _query_weights(self, run: SearchRun, bm25: Ranked, weights: dict[str, float]) -> dict[str, float]:
         """HybridIndex._query_weights: the BM25 weight scaled by the coverage of its top hit."""
         power = self.fusion.get("bm25_coverage_power")
-        if power is None:
-            return weights
-        coverage = 0.0
-        if bm25:
+
+        def coverage() -> float:
+            if not bm25:
+                return 0.0
             name, row = self._locate(bm25[0][0])
-            answer, _ = self._fan("coverage", {name: (terms, row, corpus, df)}, timeout)
-            coverage = float(answer.get(name, 0.0))
-        scaled = weights.get("bm25", 1.0) * coverage ** float(power)
-        notes.append(f"BM25 weight {scaled:.2f} (coverage of its top hit {coverage:.2f} ** {float(power):g})")
-        return {**weights, "bm25": scaled}
+            answer, _ = self._fan("coverage", {name: (run.terms, row, run.corpus, run.df)}, run.timeout)
+            return float(answer.get(name, 0.0))
+
+        return policy.query_weights(weights, float(power) if power is not None else None, coverage, run.notes)
 
     def _locate(self, row: int) -> tuple[str, int]:
         return self.names[row >> ROW_BITS], row & ((1 << ROW_BITS) - 1)
 
-    def _rank(
-        self,
-        results: Mapping[str, list[tuple[int, float]]],
-        answers: Mapping[str, Mapping[str, Any]],
-        rrf_k: float,
-        weights: Mapping[str, float],
-        test_code_weight: float,
-        k: int,
-    ) -> tuple[list[Fused], set[int]]:
-        """One side: its order. Both: RRF, test-code demotion, kind floor (HybridIndex._fuse);
-        and the demoted rows."""
-        if len(results) < 2:
-            single = [
-                Fused(row, s, {side: r})
-                for side, hits in results.items()
-                for r, (row, s) in enumerate(hits, 1)
-            ]
-            return single, set()
-        ranking = rrf({side: [row for row, _ in hits] for side, hits in results.items()}, rrf_k, weights)
-        test, source = _flag_sets(self.names, answers)
-        if test_code_weight != 1.0 and test:
-            ranking = [
-                dataclasses.replace(f, score=f.score * test_code_weight) if f.row in test else f
-                for f in ranking
-            ]
-            ranking.sort(key=lambda f: (-f.score, min(f.ranks.values()), f.row))
-        floor = self._kind_floor()
-        if 1 < floor <= k and len(ranking) >= floor:
-            head = {item.row in source for item in ranking[:floor]}
-            if len(head) == 1:
-                kind = head.pop()
-                for i in range(floor, len(ranking)):
-                    if (ranking[i].row in source) != kind:
-                        ranking = [
-                            *ranking[: floor - 1],
-                            ranking[i],
-                            *ranking[floor - 1 : i],
-                            *ranking[i + 1 :],
-                        ]
-                        break
-        return ranking, (test if test_code_weight != 1.0 else set())
-
-    def _hits(
-        self,
-        top: list[Fused],
-        results: Mapping[str, list[tuple[int, float]]],
-        answers: Mapping[str, Mapping[str, Any]],
-        timeout: float | None,
-        demoted: set[int],
-        factor: float,
-    ) -> tuple[list[Hit], dict[str, str]]:
-        """The hits of ``top``, their chunks read from their shards (a shard that fails here
-        loses its hits)."""
-        by_row = {(name, row): c for name, a in answers.items() for row, c in a.get("chunks", {}).items()}
-        wanted: dict[str, list[int]] = {}
-        for item in top:
-            name, row = self._locate(item.row)
-            if (name, row) not in by_row:  # a hit below every side's first k of its shard
-                wanted.setdefault(name, []).append(row)
-        calls = {name: (answers[name]["build"], rows) for name, rows in wanted.items()}
-        chunks, failed = self._fan("chunks", calls, timeout) if calls else ({}, {})
-        for name, got in chunks.items():
-            by_row.update({(name, row): chunk for row, chunk in zip(wanted[name], got, strict=True)})
-        raw = {side: dict(hits) for side, hits in results.items()}
+    def _rank(self, run: SearchRun, results: Mapping[str, Ranked], weights: Mapping[str, float]) -> list[Hit]:
+        """policy.fuse (or one side's order) over corpus rows, then the chunks of its head read
+        from the shards (a shard that fails here loses its hits) and policy.places over them."""
+        options = run.options
+        depth = options.depth
+        by_row = {
+            (name, row): chunk
+            for name, a in run.answers.items()
+            for row, chunk in a.get("chunks", {}).items()
+        }
         fused = len(results) > 1
+        factors: dict[int, float] = {}
+        if fused:
+            test = {row for name, a in run.answers.items() for row in self._rows(name, a.get("test", []))}
+            exact = policy.exact_rows(
+                run.query, results.get("bm25"), run.df, self.tokenizer,
+                lambda row: self._chunks(run, [row], by_row)[row].index_text,
+            )  # fmt: skip
+            in_tests = test.__contains__ if test else None
+            ranking, factors = policy.fuse(
+                results, self._rrf_k(options), weights, exact, options.test_code_weight, in_tests
+            )
+        else:
+            ranking = policy.one_side(results)
+        # collapse needs the places below the first k: a page's other chunks join its lead
+        top = ranking[: depth if options.collapse == "none" else COLLAPSE_DEPTH * depth]
+        chunks = self._chunks(run, [item.row for item in top], by_row)
+        top = [item for item in top if item.row in chunks]
         if not fused:  # equal scores in the order one index numbers its rows: by path, then line
-            top = [item for item in top if self._locate(item.row) in by_row]
-            top.sort(key=lambda item: (-item.score, by_row[self._locate(item.row)].path, item.row))
+            top.sort(key=lambda item: (-item.score, chunks[item.row].path, item.row))
             top = [
                 Fused(item.row, item.score, {s: rank for s in item.ranks}) for rank, item in enumerate(top, 1)
             ]
-        hits = []
-        for item in top:
-            chunk = by_row.get(self._locate(item.row))
-            if chunk is None:
-                continue
-            ranks: dict[str, int | None] = {side: item.ranks.get(side) for side in ("bm25", "vector")}
-            scores: dict[str, float | None] = {
-                side: raw.get(side, {}).get(item.row) for side in ("bm25", "vector")
-            }
-            text = explain(ranks, scores, item.score if fused else None)
-            if fused and item.row in demoted:
-                text += f" test-code x{factor:g}"
-            hits.append(Hit(chunk, item.score, ranks, scores, text))
-        return hits, failed
+        places = policy.places(top, chunks.__getitem__, options.collapse, depth)
+        raw = {name: dict(pairs) for name, pairs in results.items()}
+        return [
+            dataclasses.replace(hit_of_place(place, raw, fused, factors, chunks.__getitem__), row=None)
+            for place in places
+        ]
+
+    def _rrf_k(self, options: SearchOptions) -> float:
+        return options.rrf_k if options.rrf_k is not None else float(self.fusion.get("rrf_k", 60.0))
+
+    def _rows(self, name: str, rows: Sequence[int]) -> list[int]:
+        base = self.names.index(name) << ROW_BITS
+        return [base | row for row in rows]
+
+    def _chunks(
+        self, run: SearchRun, rows: Sequence[int], by_row: dict[tuple[str, int], Chunk]
+    ) -> dict[int, Chunk]:
+        """The chunks of corpus ``rows``: those a search answer carried, the others read from
+        their shards (added to ``by_row``; a shard that fails here is marked and its rows left out)."""
+        wanted: dict[str, list[int]] = {}
+        for row in rows:
+            name, own = self._locate(row)
+            if (name, own) not in by_row:  # a hit below every side's first k of its shard
+                wanted.setdefault(name, []).append(own)
+        calls = {name: (run.answers[name]["build"], own) for name, own in wanted.items()}
+        got, failed = self._fan("chunks", calls, run.timeout) if calls else ({}, {})
+        run.status.update(failed)
+        for name, chunks in got.items():
+            by_row.update({(name, own): chunk for own, chunk in zip(wanted[name], chunks, strict=True)})
+        return {row: by_row[self._locate(row)] for row in rows if self._locate(row) in by_row}
 
     # What `docmill serve` reads of the index it serves (docmill.live.LiveIndex's surface): each
     # shard already follows its own CURRENT, so a sharded root is served as it is.
@@ -387,43 +352,6 @@ class ShardedIndex:
 @dataclass(frozen=True)
 class _Builds:
     name: str
-
-
-def _corpus(stats: Mapping[str, Mapping[str, Any]]) -> tuple[CorpusStats, dict[str, int]]:
-    """The answering shards' statistics summed; the key names their builds."""
-    df: dict[str, int] = {}
-    for answer in stats.values():
-        for term, count in answer["df"].items():
-            df[term] = df.get(term, 0) + int(count)
-    corpus = CorpusStats(
-        sum(int(a["n_docs"]) for a in stats.values()),
-        sum(int(a["total_length"]) for a in stats.values()),
-        "|".join(f"{name}={a['build']}" for name, a in sorted(stats.items())),
-    )
-    return corpus, df
-
-
-def _merge(
-    names: Sequence[str], answers: Mapping[str, Mapping[str, Any]], side: str, k: int
-) -> list[tuple[int, float]]:
-    """One side's hits of every shard as corpus rows, best score first, the top ``k``."""
-    merged = [
-        (names.index(name) << ROW_BITS | row, score)
-        for name, answer in answers.items()
-        for row, score in answer.get(side, [])
-    ]
-    merged.sort(key=lambda pair: (-pair[1], pair[0]))
-    return merged[:k]
-
-
-def _flag_sets(names: Sequence[str], answers: Mapping[str, Mapping[str, Any]]) -> tuple[set[int], set[int]]:
-    test: set[int] = set()
-    source: set[int] = set()
-    for name, answer in answers.items():
-        base = names.index(name) << ROW_BITS
-        test.update(base | row for row in answer.get("test", []))
-        source.update(base | row for row in answer.get("source", []))
-    return test, source
 
 
 def open_sharded(

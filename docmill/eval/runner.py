@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from indexers.ranking.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
+from indexers.ranking.options import Mode
+
+ALL_MODES = tuple(m.value for m in Mode)  # bm25, vector, hybrid
 
 DEFAULT_CACHE = Path(".docmill-cache") / "eval"
 
@@ -130,7 +133,7 @@ def document_ranking(doc_ids: Sequence[str], depth: int = 100) -> list[str]:
 def evaluate(
     index: Any,
     dataset: BeirSet,
-    modes: Sequence[str] = ("bm25", "vector", "hybrid"),
+    modes: Sequence[str] = ALL_MODES,
     abstain: bool = False,
     chunk_depth: int = 300,
     search_options: Mapping[str, Any] | None = None,
@@ -176,7 +179,7 @@ def format_table(report: Mapping[str, Any]) -> str:
 def evaluate_questions(
     index: Any,
     questions: Sequence[Any],
-    modes: Sequence[str] = ("bm25", "vector", "hybrid"),
+    modes: Sequence[str] = ALL_MODES,
     root: str = "",
     depth: int = 50,
     search_options: Mapping[str, Any] | None = None,

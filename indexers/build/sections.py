@@ -21,6 +21,7 @@ from typing import Any
 
 from indexers.dense.ann import MANIFEST_KEY as VECTORS_KEY
 from indexers.dense.ann import VectorIndexSpec
+from indexers.ranking.defaults import DEFAULT_WEIGHTS
 
 FUSION_KEY = "fusion"
 ABSTAIN_KEY = "abstain"  # inside the fusion section
@@ -50,7 +51,6 @@ __all__ = [
 ]
 
 DEFAULT_RRF_K = 60.0
-DEFAULT_WEIGHTS: Mapping[str, float] = {"bm25": 1.0, "vector": 1.0}
 
 
 def section(extra: Mapping[str, Any], key: str) -> dict[str, Any]:

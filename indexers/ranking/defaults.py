@@ -1,7 +1,10 @@
-"""Ranking defaults shared by the build (flows.builds) and the search side."""
+"""Defaults of the ranking shared by the build (calibration, flows.builds) and the search (one
+index, a sharded root): the per-retriever RRF weights a build without a calibration is searched
+with. Read-only: copy it (``dict(DEFAULT_WEIGHTS)``) to change or store it."""
 
 from __future__ import annotations
 
-# Fusion weights when a build has no calibration (indexers.ranking.calibrate): both retrievers
-# count the same. A shared object: copy it (dict(DEFAULT_WEIGHTS)) before changing or storing it.
-DEFAULT_WEIGHTS: dict[str, float] = {"bm25": 1.0, "vector": 1.0}
+from collections.abc import Mapping
+from types import MappingProxyType
+
+DEFAULT_WEIGHTS: Mapping[str, float] = MappingProxyType({"bm25": 1.0, "vector": 1.0})

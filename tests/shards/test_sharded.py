@@ -92,6 +92,24 @@ def test_hybrid_top10_overlap_with_one_index(built, embedder, shard_queries):
     assert overlaps and sum(overlaps) / len(overlaps) >= 0.9
 
 
+def test_hybrid_over_shards_ranks_exactly_like_one_index(built, embedder, shard_queries):
+    """Same calibration (passed in: each shard calibrates on its own part), same policy
+    (indexers/ranking/policy.py): the same hybrid top 10, evidence tiers included."""
+    single = docmill.open_index(built["single"], embedder=embedder)
+    sharded = docmill.open_index(built["root"], embedder=embedder)
+    same = {"weights": single.fusion_weights, "rrf_k": single.fusion_rrf_k, "abstain": False}
+    # headings hold "Install note 5" ...: a capitalised word and a rare number, the exact-term tier
+    named = ["Install note 5", "note 13 backup", "Cache note 9 storage"]
+    lifted = 0
+    for query in [*shard_queries, *named]:
+        _same_top(single, sharded, query, k=10, **same)
+        a, b = single.search(query, k=10, **same), sharded.search(query, k=10, **same)
+        assert [h.chunk.id for h in a] == [h.chunk.id for h in b], query
+        assert [h.explain.split(" +")[0] for h in a] == [h.explain.split(" +")[0] for h in b], query
+        lifted += sum(" agree" in h.explain or " exact:" in h.explain for h in b)
+    assert lifted  # the tiers the sharded search used to lack are exercised
+
+
 def test_a_shard_reindexed_while_the_others_serve(built_copy, embedder, shard_queries):
     from flows.pipeline import run_ingest
     from flows.shards import run_sharded_ingest

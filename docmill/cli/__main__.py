@@ -1,0 +1,7 @@
+"""`python -m docmill.cli`."""
+
+import sys
+
+from docmill.cli import main
+
+sys.exit(main())

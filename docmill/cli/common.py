@@ -1,0 +1,64 @@
+"""What the commands share: exit codes, JSON output, filters, the rerank and embedding endpoint
+options read back from the arguments, progress bars."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
+    sys.stdout.write("\n")
+
+
+def _endpoint(args: argparse.Namespace) -> dict[str, Any]:
+    """IngestConfig fields of --embedding-url / --embedding-input-type."""
+    return {
+        "embedding_url": args.embedding_url,
+        "embedding_input_type": args.embedding_input_type,
+        "embedding_timeout": args.embedding_timeout,
+    }
+
+
+def _reranker(args: argparse.Namespace) -> Any:
+    """The --rerank-url endpoint reranker, or None."""
+    if not args.rerank_url:
+        return None
+    from docmill.rerank_endpoint import EndpointReranker
+
+    return EndpointReranker(args.rerank_url, args.rerank_model, timeout=args.rerank_timeout)
+
+
+def _print_skips(skipped_files: Sequence[tuple[str, str]]) -> None:
+    """One stderr line per skipped file, but empty files (an empty `__init__.py`) in one line."""
+    from flows.outcomes import is_empty_reason
+
+    empty = [path for path, reason in skipped_files if is_empty_reason(reason)]
+    for path, reason in skipped_files:
+        if not is_empty_reason(reason):
+            print(f"skipped {path}: {reason}", file=sys.stderr)
+    if empty:
+        shown = ", ".join(empty[:3]) + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")
+        print(f"{len(empty)} empty file(s) recorded, nothing to index: {shown}", file=sys.stderr)
+
+
+def _progress_bars(args: argparse.Namespace) -> Any:
+    """Progress bars on stderr for `--progress always`, or `auto` on a terminal without --json."""
+    wanted = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty() and not args.json)
+    if not wanted:
+        return None
+    from docmill.progress import StageBars
+
+    return StageBars(f"{args.model} ({args.embedding_backend})")
+
+
+def _filters(pairs: Sequence[str]) -> dict[str, Any]:
+    from docmill.filters import from_pairs
+
+    return from_pairs(pairs)

@@ -1,0 +1,76 @@
+"""The coordinator's plain data for a sharded search (docmill.sharded): corpus rows across shards,
+each side merged over the shards, the summed corpus statistics, one search's state and its result."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from docmill.hits import SearchResult
+from indexers.lexical.segmented import CorpusStats
+from indexers.ranking.options import SearchOptions
+
+ROW_BITS = 40  # a corpus row: shard index << ROW_BITS | the shard's row
+OWN_ROW = (1 << ROW_BITS) - 1
+
+
+@dataclass(frozen=True)
+class ShardedResult(SearchResult):
+    """A SearchResult plus, per shard, "ok" or why it did not answer (then ``partial``)."""
+
+    shards: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def partial(self) -> bool:
+        return any(status != "ok" for status in self.shards.values())
+
+    @property
+    def answered(self) -> list[str]:
+        return [name for name, status in self.shards.items() if status == "ok"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "partial": self.partial, "shards": dict(self.shards)}
+
+
+@dataclass
+class SearchRun:
+    """One search's state across its rounds: what it asked, what the shards answered."""
+
+    query: str
+    terms: tuple[str, ...]  # the query's BM25 terms
+    options: SearchOptions
+    timeout: float | None
+    notes: list[str] = field(default_factory=list)
+    status: dict[str, str] = field(default_factory=dict)  # shard -> "ok" or why it did not answer
+    readable: bool = True  # the vector side reads the query (vector mode asks)
+    corpus: CorpusStats = field(default_factory=lambda: CorpusStats(0, 0, ""))
+    df: dict[str, int] = field(default_factory=dict)
+    answers: dict[str, Any] = field(default_factory=dict)  # shard -> its search answer
+
+
+def corpus_of(stats: Mapping[str, Mapping[str, Any]]) -> tuple[CorpusStats, dict[str, int]]:
+    """The answering shards' statistics summed; the key names their builds."""
+    df: dict[str, int] = {}
+    for answer in stats.values():
+        for term, count in answer["df"].items():
+            df[term] = df.get(term, 0) + int(count)
+    corpus = CorpusStats(
+        sum(int(a["n_docs"]) for a in stats.values()),
+        sum(int(a["total_length"]) for a in stats.values()),
+        "|".join(f"{name}={a['build']}" for name, a in sorted(stats.items())),
+    )
+    return corpus, df
+
+
+def merge_side(
+    names: Sequence[str], answers: Mapping[str, Mapping[str, Any]], side: str, k: int
+) -> list[tuple[int, float]]:
+    """One side's hits of every shard as corpus rows, best score first, the top ``k``."""
+    merged = [
+        (names.index(name) << ROW_BITS | row, score)
+        for name, answer in answers.items()
+        for row, score in answer.get(side, [])
+    ]
+    merged.sort(key=lambda pair: (-pair[1], pair[0]))
+    return merged[:k]

@@ -1,0 +1,216 @@
+"""The ranking policy of a search, one for an index (docmill.index.HybridIndex) and a sharded root
+(docmill.sharded.ShardedIndex), so both rank alike. Pure: it reads the two sides' ranked lists
+(row, score), the build's calibration and, through callables, the chunks; it opens nothing.
+
+A search with these pieces: ``sides_to_ask`` (mode, weights, a query the model cannot read) ->
+the sides run -> ``query_weights`` (BM25's weight scaled by its top hit's coverage) ->
+``evidence`` and ``verdict`` (abstain) -> ``fuse`` (RRF, the agreement / exact-term tier:
+fusion.promote, test-code demotion: adjust.demote) or ``one_side`` -> ``places`` (one hit per
+place: collapse.py; the kind floor of experiments)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chunkers.model import Chunk
+from indexers.build.sections import FusionSection
+from indexers.dense.embedder import MAX_QUERY_UNKNOWN_SHARE
+from indexers.ranking.abstain import AbstainModel
+from indexers.ranking.adjust import demote, kind_floor
+from indexers.ranking.calibrate import is_source_chunk
+from indexers.ranking.collapse import check_policy
+from indexers.ranking.collapse import collapse as collapse_places
+from indexers.ranking.fusion import EXACT_DEPTH, EXACT_MAX_DF, Fused, exact_looking, promote, rrf
+from indexers.ranking.options import Mode
+
+Ranked = list[tuple[int, float]]  # (row, score), best first
+
+# Vector mode on a query its model cannot read: its hits count when one of its top AGREE_VECTOR_K
+# is among BM25's top AGREE_BM25_K (bm25_agrees).
+AGREE_VECTOR_K, AGREE_BM25_K = 5, 10
+# Code in test files, demoted in hybrid search (options.TEST_CODE_WEIGHT).
+TEST_CODE_PATH = re.compile(
+    r"(^|/)(tests?|testing|__tests__|spec)/|(^|/)(test_[^/]*|[^/]*_test)\.py$|_test\.(go|rs|c|cc|cpp)$"
+    r"|[._](test|spec)\.[cm]?[jt]sx?$|(^|/)[^/]*Tests?\.java$"
+)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What a build's calibration (manifest ``extra.fusion``) tells the ranking."""
+
+    weights: Mapping[str, float]
+    rrf_k: float = 60.0
+    coverage_power: float | None = None  # code corpora: BM25's weight * coverage ** this
+
+    @classmethod
+    def from_section(cls, fusion: FusionSection) -> Calibration:
+        return cls(fusion.fusion_weights, fusion.rrf_k, fusion.bm25_coverage_power)
+
+    @classmethod
+    def from_fusion(cls, fusion: Mapping[str, Any] | None) -> Calibration:
+        """From the manifest's ``extra["fusion"]`` as stored (read by indexers.build.sections)."""
+        return cls.from_section(FusionSection.from_dict(fusion))
+
+
+def vector_skip_reason(weights: Mapping[str, float], unknown_share: Callable[[], float]) -> str | None:
+    """Why hybrid search should not ask the vector side (None: ask it). ``unknown_share``: the
+    share of the query its embedding model does not know (asked only when needed)."""
+    if weights.get("vector", 1.0) <= 0:
+        return "vector side off: its fusion weight for this index is 0 (calibrated at build time)"
+    share = unknown_share()
+    if share > MAX_QUERY_UNKNOWN_SHARE:
+        return f"vector side skipped: {share:.0%} of the query is unknown to the embedding model"
+    return None
+
+
+def sides_to_ask(
+    mode: Mode, weights: Mapping[str, float], unknown_share: Callable[[], float], notes: list[str]
+) -> tuple[bool, bool]:
+    """(ask BM25, ask the vector side) for ``mode``; says in ``notes`` why a side is skipped."""
+    use_bm25 = mode is Mode.BM25 or (mode is Mode.HYBRID and weights.get("bm25", 1.0) > 0)
+    use_vector = mode is Mode.VECTOR
+    if mode is Mode.HYBRID:
+        reason = vector_skip_reason(weights, unknown_share)
+        if reason:
+            notes.append(reason)
+        use_vector = reason is None
+    return use_bm25, use_vector
+
+
+def query_weights(
+    weights: dict[str, float], power: float | None, coverage: Callable[[], float], notes: list[str]
+) -> dict[str, float]:
+    """The stored weights, with BM25's scaled by ``coverage()`` (the share of the query's idf mass
+    its top hit holds) ** ``power`` where the build says so."""
+    if power is None:
+        return weights
+    share = coverage()
+    scaled = weights.get("bm25", 1.0) * share**power
+    notes.append(f"BM25 weight {scaled:.2f} (coverage of its top hit {share:.2f} ** {power:g})")
+    return {**weights, "bm25": scaled}
+
+
+def bm25_agrees(vector_hits: Ranked, bm25_hits: Ranked, notes: list[str]) -> bool:
+    """Vector mode on a query its model cannot read: whether BM25, which reads it, finds any of
+    the vector side's top AGREE_VECTOR_K hits among its own top AGREE_BM25_K (a query that mixes a
+    known identifier into unknown script still finds its page; a query the model reads as noise
+    finds noise). Says which in ``notes``."""
+    bm25_rows = {row for row, _ in bm25_hits[:AGREE_BM25_K]}
+    if any(row in bm25_rows for row, _ in vector_hits[:AGREE_VECTOR_K]):
+        notes.append("its top hits count: BM25, which reads the query, finds some of them too")
+        return True
+    notes.append(
+        "BM25, which reads the query, finds none of the vector side's top hits: they are not "
+        "evidence (use mode hybrid or bm25)"
+    )
+    return False
+
+
+def top_cosine(results: Mapping[str, Ranked], readable: bool) -> float | None:
+    """What the abstain model reads of the vector side: its top cosine, or None without one or
+    for a query the model cannot read (its cosine is noise)."""
+    vector = results.get("vector") if readable else None
+    return vector[0][1] if vector else None
+
+
+def verdict(
+    model: AbstainModel,
+    lexical: float,
+    cosine: float | None,
+    noise: bool,
+    abstain: bool,
+    notes: Sequence[str],
+) -> tuple[float, str | None]:
+    """(confidence, why to return no hits or None). ``noise``: vector mode's hits on a query its
+    model cannot read that BM25 does not find (confidence 0; the reason is the last notes)."""
+    confidence = 0.0 if noise else model.confidence(lexical, cosine)
+    if not abstain:
+        return confidence, None
+    return confidence, ("; ".join(notes[-2:]) if noise else model.reason(lexical, cosine))
+
+
+def exact_rows(
+    query: str,
+    bm25_hits: Ranked | None,
+    df: Mapping[str, int] | None,
+    tokenize: Callable[[str], Sequence[str]],
+    text_of: Callable[[int], str],
+) -> dict[int, str]:
+    """BM25's top EXACT_DEPTH rows holding an exact-looking query term (fusion.exact_looking) that
+    at most EXACT_MAX_DF chunks contain: row -> the term. ``text_of``: a row's indexed text."""
+    if not bm25_hits or df is None:
+        return {}
+    rare = []
+    for token in exact_looking(query):
+        terms = tokenize(token)
+        if terms and 0 < df.get(terms[0], 0) <= EXACT_MAX_DF:
+            rare.append(terms[0])
+    if not rare:
+        return {}
+    out: dict[int, str] = {}
+    for row, _ in bm25_hits[:EXACT_DEPTH]:
+        held = set(tokenize(text_of(row)))
+        found = [term for term in rare if term in held]
+        if found:
+            out[row] = found[0]
+    return out
+
+
+def fuse(
+    results: Mapping[str, Ranked],
+    rrf_k: float,
+    weights: Mapping[str, float] | None,
+    exact: Mapping[int, str] | None,
+    test_code_weight: float = 1.0,
+    is_test: Callable[[int], bool] | None = None,
+) -> tuple[list[Fused], dict[int, float]]:
+    """Both sides' chunk ranks fused by weighted RRF; with ``exact`` (None: the evidence tiers are
+    off) the agreement and exact-term candidates first (fusion.promote); the rows ``is_test`` says
+    are test code demoted by ``test_code_weight`` (adjust.demote). (ranking, row -> factor)."""
+    # chunk ranks, not place ranks: fusing each side's ranks of places (a page's rank = its best
+    # chunk's among pages) lost code questions (docs/EVALUATION.md, issue 22)
+    ranking = rrf({name: [r for r, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
+    if exact is not None:
+        ranking = promote(ranking, list(results), exact, weights)
+    if test_code_weight != 1.0 and is_test is not None:
+        return demote(ranking, len(ranking), test_code_weight, is_test)
+    return ranking, {}
+
+
+def one_side(results: Mapping[str, Ranked]) -> list[Fused]:
+    """One side's hits in its order, ranks from 1."""
+    return [
+        Fused(row, score, {name: rank})
+        for name, pairs in results.items()
+        for rank, (row, score) in enumerate(pairs, start=1)
+    ]
+
+
+def places(
+    ranking: Sequence[Fused],
+    chunk_of: Callable[[int], Chunk],
+    collapse: str,
+    k: int,
+    floor: int = 0,
+) -> list[list[Fused]]:
+    """The top ``k`` places of ``ranking`` (collapse.py: each place's best chunk leads, its others
+    follow); with a ``floor`` (experiments, fused rankings only) the kind floor (adjust.kind_floor)."""
+    floored = 1 < floor <= k  # fewer hits than the floor: the fused order stands
+    # the floor may lift a place from below the first k, so it needs them all
+    found = collapse_places(
+        ranking, lambda item: chunk_of(item.row), check_policy(collapse), None if floored else k
+    )
+    if floored:
+        found = kind_floor(found, floor, lambda place: is_source_chunk(chunk_of(place[0].row)))
+    return found[:k]
+
+
+def is_test_code_row(paths: frozenset[str], chunk_of: Callable[[int], Chunk]) -> Callable[[int], bool] | None:
+    """The test-code predicate over rows for an index whose test files are ``paths`` (None: none)."""
+    if not paths:
+        return None
+    return lambda row: chunk_of(row).path in paths
