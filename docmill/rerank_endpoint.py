@@ -22,10 +22,9 @@ from typing import Any
 
 from docmill.hits import Hit
 from docmill.rerank import RerankFailed, _check_top_n, apply_scores
-from indexers.dense.http_retry import LazyClient, post_retrying
+from indexers.dense.http_retry import RERANK_RETRY_STATUS, LazyClient, post_retrying
 
 API_KEY_ENVS = ("DOCMILL_RERANK_API_KEY", "COHERE_API_KEY")
-RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
 def rerank_url(url: str) -> str:
@@ -106,7 +105,7 @@ class EndpointReranker:
             retries=self.retries,
             backoff=self.backoff,
             timeout=self.timeout,
-            retry_status=RETRY_STATUS,
+            retry_status=RERANK_RETRY_STATUS,
             on_attempt=self._count_request,
         )
         if response is not None:

@@ -20,6 +20,7 @@ import numpy as np
 from chunkers.model import Chunk
 from docmill import filters as filtering
 from docmill.index import HybridIndex, open_build
+from indexers.build.sections import FusionSection
 from indexers.build.store import IndexStore
 from indexers.lexical.segmented import CorpusStats, SegmentedBM25
 from indexers.ranking.calibrate import is_source_chunk
@@ -86,7 +87,7 @@ class ShardSearcher:
             "backend": m.embedding_backend,
             "tokenizer": m.tokenizer,
             "bm25": m.bm25,
-            "fusion": m.extra.get("fusion", {}),
+            "fusion": FusionSection.read(m.extra).to_dict(),
             "test_code": bool(index.test_code_paths),
         }
 

@@ -38,6 +38,7 @@ from docmill.rerank import rerank_or_fused
 from docmill.shard_clients import LocalShard, RemoteShard, ShardStarting
 from docmill.shard_host import ShardQuery, ShardSearcher
 from docmill.shard_merge import OWN_ROW, ROW_BITS, SearchRun, ShardedResult, corpus_of, merge_side
+from indexers.build.sections import FusionSection
 from indexers.build.shards import RootManifest, ShardsError
 from indexers.dense.embedder import Embedder, model_can_read, query_vector, unknown_token_share
 from indexers.lexical.tokenize import Tokenizer
@@ -79,8 +80,8 @@ class ShardedIndex:
         lead = max(infos.values(), key=lambda info: info["rows"])  # its calibration ranks for all
         self.model, self.backend = lead["model"], lead["backend"]
         self.tokenizer = Tokenizer.from_dict(lead["tokenizer"])
-        self.fusion: dict[str, Any] = dict(lead["fusion"] or {})
-        self.abstain_model = AbstainModel.from_manifest(self.fusion.get("abstain"))
+        self.fusion = FusionSection.from_dict(lead["fusion"])
+        self.abstain_model = AbstainModel.from_manifest(self.fusion.abstain)
         self.test_code = any(info["test_code"] for info in infos.values())
         self._embedder = embedder
 
@@ -92,7 +93,7 @@ class ShardedIndex:
 
     @property
     def fusion_weights(self) -> dict[str, float]:
-        return dict(policy.Calibration.from_fusion(self.fusion).weights)
+        return self.fusion.fusion_weights
 
     def _fan(
         self, method: str, calls: Mapping[str, tuple[Any, ...]], timeout: float | None
@@ -232,7 +233,7 @@ class ShardedIndex:
 
     def _query_weights(self, run: SearchRun, bm25: Ranked, weights: dict[str, float]) -> dict[str, float]:
         """HybridIndex._query_weights: the BM25 weight scaled by the coverage of its top hit."""
-        power = self.fusion.get("bm25_coverage_power")
+        power = self.fusion.bm25_coverage_power
 
         def coverage() -> float:
             if not bm25:
@@ -287,7 +288,7 @@ class ShardedIndex:
         ]
 
     def _rrf_k(self, options: SearchOptions) -> float:
-        return options.rrf_k if options.rrf_k is not None else float(self.fusion.get("rrf_k", 60.0))
+        return options.rrf_k if options.rrf_k is not None else self.fusion.rrf_k
 
     def _rows(self, name: str, rows: Sequence[int]) -> list[int]:
         base = self.names.index(name) << ROW_BITS
@@ -340,7 +341,7 @@ class ShardedIndex:
             "unavailable": failed,
             "counts": {"chunks": sum(i["rows"] for i in infos.values())},
             "model": {"name": self.model, "backend": self.backend},
-            "fusion": {"rrf_k": self.fusion.get("rrf_k", 60.0), "weights": self.fusion_weights},
+            "fusion": {"rrf_k": self.fusion.rrf_k, "weights": self.fusion_weights},
         }
 
     def close(self) -> None:

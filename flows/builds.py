@@ -23,12 +23,21 @@ from flows.config import IngestConfig
 from flows.run import BuildContent, IngestRun, Progress
 from indexers.build import write as segmented
 from indexers.build.files import GRAPH_FILE
-from indexers.build.graph_file import GRAPH_KEY, FileGraph, write_graph
+from indexers.build.graph_file import FileGraph, write_graph
 from indexers.build.manifest import DocumentRecord, Manifest, ManifestError
+from indexers.build.sections import (
+    ABSTAIN_KEY,
+    FUSION_KEY,
+    GRAPH_KEY,
+    REUSE_KEY,
+    SEGMENTS_KEY,
+    VECTORS_KEY,
+    FusionSection,
+    requested_vector_index,
+)
 from indexers.build.segments import load_segment, segment_folder
 from indexers.build.store import IndexStore
 from indexers.build.version import DOCMILL_VERSION
-from indexers.dense import ann
 from indexers.dense.embedder import Embedder, model_can_read, unknown_token_share
 from indexers.lexical.bm25 import BM25Params
 from indexers.lexical.segmented import BM25Scorer, SegmentedBM25
@@ -39,8 +48,6 @@ from indexers.ranking.defaults import DEFAULT_WEIGHTS
 
 log = logging.getLogger(__name__)
 
-FUSION_KEY = "fusion"
-SEGMENTS_KEY = "segments"  # Manifest.extra: an incremental build's segments and what it merged
 # Warn when the embedding model cannot read more than this share of the corpus.
 HIGH_UNKNOWN_SHARE = 0.2
 
@@ -151,9 +158,9 @@ def write_manifest(
         documents=list(records),
         segments=[s.to_json() for s in written.segments],
         extra={
-            incremental.REUSE_KEY: incremental.reuse_key(config),
+            REUSE_KEY: incremental.reuse_key(config),
             FUSION_KEY: content.fusion,
-            ann.MANIFEST_KEY: vector_index,
+            VECTORS_KEY: vector_index,
             **graph_summary,
             **content.extra,
         },
@@ -183,7 +190,7 @@ def fusion_for_build(
             "method": "none",
             "weights": dict(DEFAULT_WEIGHTS),
             "reason": "no embedder to calibrate",
-            "abstain": calibrate_abstain(chunks, bm25, tokenizer, None, None),
+            ABSTAIN_KEY: calibrate_abstain(chunks, bm25, tokenizer, None, None),
         }
     # e5 embeds queries and passages differently; an embedder without encode_queries (an app's
     # own, symmetric) embeds both with encode
@@ -193,7 +200,7 @@ def fusion_for_build(
     )
     result["unknown_token_share"] = corpus_unknown_share(chunks, embedder)
     model_tokenizer = embedder.tokenizer()
-    result["abstain"] = calibrate_abstain(
+    result[ABSTAIN_KEY] = calibrate_abstain(
         chunks,
         bm25,
         tokenizer,
@@ -263,7 +270,8 @@ def publish_changes(
         changed = {c.path for c in chunks}
         records = list(records) if records is not None else changed_records(manifest, chunks, removed)
         masked = sorted(p for p in {*changed, *removed} if p in previous.located)
-        fusion = manifest.extra.get(FUSION_KEY) or {"method": "none", "weights": dict(DEFAULT_WEIGHTS)}
+        stored = FusionSection.read(manifest.extra)
+        fusion = stored.to_dict() if stored.stored else {"method": "none", "weights": dict(DEFAULT_WEIGHTS)}
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), -1)
         embedding = {**manifest.embedding, "dim": manifest.embedding.get("dim") or int(vectors.shape[1])}
         graph = [g for p, g in sorted(previous.graph_by_path.items()) if p not in changed | set(removed)]
@@ -277,7 +285,7 @@ def publish_changes(
 
 def config_of(manifest: Manifest) -> IngestConfig:
     """The settings a build was made with, as far as the next build by segments must repeat them."""
-    requested = manifest.extra.get(ann.MANIFEST_KEY, {}).get("requested", "auto")
+    requested = requested_vector_index(manifest.extra)
     return IngestConfig(
         model=str(manifest.embedding.get("model")),
         k1=float(manifest.bm25["k1"]),

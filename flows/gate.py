@@ -20,8 +20,6 @@ from flows.outcomes import IngestError
 from indexers.ranking.metrics import ndcg_at_k
 from indexers.ranking.qrels import read_qrels, read_queries
 
-GATE_KEY = "quality_gate"
-
 
 class QualityGateFailed(IngestError):
     """The new build scored worse than the current one by more than the margin; not published."""

@@ -26,6 +26,7 @@ from flows.outcomes import ParseOutcome, SourceRef, chunk_outcome
 from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, MANIFEST
 from indexers.build.graph_file import GRAPH_VERSION, FileGraph, read_graph
 from indexers.build.manifest import DocumentRecord, Manifest, ManifestError, file_sha256
+from indexers.build.sections import reuse_key as stored_reuse_key
 from indexers.build.segments import SegmentLines, segment_folder, segment_infos
 from indexers.build.store import IndexStore, NoIndex
 from indexers.build.version import DOCMILL_VERSION
@@ -39,8 +40,6 @@ log = logging.getLogger(__name__)
 # Stored in Manifest.extra: what a build's chunks depend on besides the file bytes. Chunks of an
 # earlier build are reused only when this matches exactly (a docmill upgrade or other chunk or parse
 # options mean a full re-parse; `full_rebuild` forces one).
-REUSE_KEY = "reuse_key"
-INCREMENTAL_KEY = "incremental"
 
 
 def reuse_key(config: IngestConfig) -> dict[str, Any]:
@@ -144,7 +143,7 @@ def load_previous(store: IndexStore, config: IngestConfig) -> PreviousBuild | No
     except (ManifestError, OSError, ValueError) as exc:
         log.warning("previous build is not reusable, doing a full build: %s", exc)
         return None
-    reusable = manifest.extra.get(REUSE_KEY) == reuse_key(config)
+    reusable = stored_reuse_key(manifest.extra) == reuse_key(config)
     return PreviousBuild(
         folder.name, manifest, reusable, folder, located, read_graph(folder) if reusable else {}
     )

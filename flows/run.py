@@ -17,8 +17,8 @@ from flows.embeddings import EmbeddingCache, EmbeddingWork
 from flows.incremental import Plan, PreviousBuild
 from indexers.build.graph_file import FileGraph
 from indexers.build.manifest import DocumentRecord
+from indexers.build.sections import requested_vector_index
 from indexers.build.store import IndexStore
-from indexers.dense import ann
 
 Progress = Callable[[str, int, int], None]
 
@@ -58,7 +58,7 @@ class IngestRun:
         previous = self.previous
         if previous is None or self.fusion is None or self.full_rebuild or not previous.reusable:
             return False
-        requested = previous.manifest.extra.get(ann.MANIFEST_KEY, {}).get("requested", "auto")
+        requested = requested_vector_index(previous.manifest.extra)
         return bool(requested == self.config.vector_index)
 
 

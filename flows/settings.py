@@ -13,11 +13,12 @@ import numpy as np
 
 from chunkers.model import Chunk
 from flows import endpoint, incremental
-from flows.builds import FUSION_KEY, make_tokenizer
+from flows.builds import make_tokenizer
 from flows.config import IngestConfig
 from flows.run import Progress
 from indexers.build.manifest import Manifest
-from indexers.dense import ann, model_choice
+from indexers.build.sections import FusionSection, requested_vector_index
+from indexers.dense import model_choice
 from indexers.dense.embedder import backend_for
 from indexers.dense.model_choice import AUTO_MODEL
 from indexers.ranking.calibrate import VERSION as CALIBRATION_VERSION
@@ -44,12 +45,12 @@ def reusable_fusion(
         and m.tokenizer == make_tokenizer(config).to_dict()
         and m.bm25 == {"k1": config.k1, "b": config.b}
     )
-    fusion = m.extra.get(FUSION_KEY)
-    if not same_retrievers or not fusion or fusion.get("version") != CALIBRATION_VERSION:
+    fusion = FusionSection.read(m.extra)
+    if not same_retrievers or not fusion.stored or fusion.version != CALIBRATION_VERSION:
         return None
     moved = len(the_plan.added) + len(the_plan.changed) + len(the_plan.removed)
     total = max(len(the_plan.unchanged) + len(the_plan.added) + len(the_plan.changed), 1)
-    return fusion if moved / total < RECALIBRATE_SHARE else None
+    return fusion.to_dict() if moved / total < RECALIBRATE_SHARE else None
 
 
 def embedding_info(config: IngestConfig, vectors: np.ndarray) -> dict:
@@ -125,8 +126,8 @@ def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, so
         and m.tokenizer == make_tokenizer(config).to_dict()
         and m.bm25 == {"k1": config.k1, "b": config.b}
         and m.sources == [str(s) for s in sources]
-        and m.extra.get(FUSION_KEY, {}).get("version") == CALIBRATION_VERSION
-        and m.extra.get(ann.MANIFEST_KEY, {}).get("requested", "auto") == config.vector_index
+        and FusionSection.read(m.extra).version == CALIBRATION_VERSION
+        and requested_vector_index(m.extra) == config.vector_index
     )
 
 

@@ -21,12 +21,13 @@ from flows import embeddings, endpoint, incremental
 from flows.builds import build_next, build_whole
 from flows.builds import publish as publish_build
 from flows.config import IngestConfig
-from flows.gate import GATE_KEY, QualityGateFailed, evaluate_builds
+from flows.gate import QualityGateFailed, evaluate_builds
 from flows.outcomes import IngestError, ParseOutcome, is_empty_skip
 from flows.run import BuildContent, Chunked, IngestRun
 from flows.settings import check_model, choose_model, embedding_info, keep_model, same_embedding
 from flows.sources import discover
 from indexers.build.manifest import DocumentRecord, Manifest
+from indexers.build.sections import GATE_KEY, INCREMENTAL_KEY
 from indexers.build.segments import segment_infos
 from indexers.build.store import IndexStore
 
@@ -114,7 +115,7 @@ def write(run: IngestRun, chunked: Chunked, vectors: np.ndarray, embedded_with: 
         embedding = {**run.previous.manifest.embedding, **embedding_info(config, vectors)}
     else:
         embedding = {**embedding_info(config, vectors), **endpoint.embedding_fields(config, run.embedder)}
-    extra = {incremental.INCREMENTAL_KEY: summary}
+    extra = {INCREMENTAL_KEY: summary}
     content = BuildContent(
         chunked.chunks, vectors, chunked.records, embedding, run.fusion, extra, chunked.graph, chunked.masked
     )

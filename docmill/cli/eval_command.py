@@ -12,6 +12,7 @@ from docmill.cli.common import (
     _print_json,
     _reranker,
 )
+from indexers.build.sections import FusionSection
 from indexers.ranking.options import Mode
 
 
@@ -95,7 +96,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
         "questions": sum(not q.offtopic for q in questions),
         "offtopic": sum(q.offtopic for q in questions),
         "index": str(index_path),
-        "fusion": index.manifest.extra.get("fusion", {}),
+        "fusion": FusionSection.read(index.manifest.extra).to_dict(),
         "collapse": args.collapse,
         "modes": summary,
     }

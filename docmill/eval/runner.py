@@ -7,9 +7,7 @@ only runs the queries.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +16,7 @@ from typing import Any
 
 from indexers.ranking.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
 from indexers.ranking.options import Mode
+from indexers.ranking.qrels import read_qrels, read_queries
 
 ALL_MODES = tuple(m.value for m in Mode)  # bm25, vector, hybrid
 
@@ -29,7 +28,7 @@ class BeirSet:
     name: str
     corpus: Path
     queries: dict[str, str]
-    qrels: dict[str, dict[str, int]]
+    qrels: dict[str, dict[str, int | float]]
 
 
 def load_beir(folder: str | Path, split: str) -> BeirSet:
@@ -39,20 +38,8 @@ def load_beir(folder: str | Path, split: str) -> BeirSet:
     for path in (root / "corpus.jsonl", root / "queries.jsonl", qrels_path):
         if not path.is_file():
             raise FileNotFoundError(f"BEIR folder {root} has no {path.relative_to(root)}")
-    qrels: dict[str, dict[str, int]] = {}
-    with open(qrels_path, encoding="utf-8") as handle:
-        reader = csv.reader(handle, delimiter="\t")
-        for row in reader:
-            if not row or row[0] == "query-id":
-                continue
-            qrels.setdefault(row[0], {})[row[1]] = int(row[2])
-    queries = {}
-    with open(root / "queries.jsonl", encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                item = json.loads(line)
-                if str(item["_id"]) in qrels:
-                    queries[str(item["_id"])] = item["text"]
+    qrels = read_qrels(qrels_path)
+    queries = read_queries(root / "queries.jsonl", only=qrels)
     return BeirSet(root.name, root / "corpus.jsonl", queries, qrels)
 
 

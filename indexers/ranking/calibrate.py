@@ -24,6 +24,7 @@ import numpy as np
 from chunkers.model import Chunk
 from indexers.lexical.segmented import BM25Scorer
 from indexers.lexical.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
+from indexers.ranking.defaults import DEFAULT_WEIGHTS
 from indexers.ranking.fusion import rrf
 
 METHOD = "ict-v2"
@@ -234,7 +235,7 @@ def calibrate_fusion(
         "rrf_k": settings.rrf_k,
     }
     if len(queries) < settings.min_queries:
-        result.update(weights={"bm25": 1.0, "vector": 1.0}, reason=f"only {len(queries)} pseudo-queries")
+        result.update(weights=dict(DEFAULT_WEIGHTS), reason=f"only {len(queries)} pseudo-queries")
         return result
     query_vecs = encode([q.query for q in queries])
     remainder_vecs = (encode_passages or encode)([q.remainder for q in queries])

@@ -19,14 +19,14 @@ def ndcg_at_k(ranked: Sequence[str], qrels: Mapping[str, float], k: int = 10) ->
     return dcg_at_k(list(dict.fromkeys(ranked)), qrels, k) / idcg if idcg > 0 else 0.0
 
 
-def recall_at_k(ranked: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
+def recall_at_k(ranked: Sequence[str], qrels: Mapping[str, int | float], k: int) -> float:
     relevant = {d for d, g in qrels.items() if g > 0}
     if not relevant:
         return 0.0
     return len(relevant.intersection(ranked[:k])) / len(relevant)
 
 
-def mrr_at_k(ranked: Sequence[str], qrels: Mapping[str, int], k: int = 10) -> float:
+def mrr_at_k(ranked: Sequence[str], qrels: Mapping[str, int | float], k: int = 10) -> float:
     for i, doc in enumerate(ranked[:k]):
         if qrels.get(doc, 0) > 0:
             return 1.0 / (i + 1)
