@@ -222,7 +222,12 @@ def _add_refs(sub: Any) -> None:
 
 def _add_repo_map(sub: Any) -> None:
     """`docmill repo-map`."""
-    p = sub.add_parser("repo-map", help="the code files and their most-used symbols, within a token budget")
+    p = sub.add_parser(
+        "repo-map",
+        aliases=["map"],
+        help="the code files and their public, most-used symbols (methods under their class), within a "
+        "token budget",
+    )
     p.add_argument("index")
     p.add_argument("--tokens", type=int, default=1024, help="token budget (default 1024)")
     p.add_argument("--focus", metavar="PATH|SYMBOL", help="rank what this file or symbol uses first")
