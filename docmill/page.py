@@ -20,6 +20,8 @@ DEFAULT_K = 10
 _UNSPACED = re.compile(f"[{UNSPACED_SCRIPTS}]")
 _SHARE = re.compile(r"known-term share (\d+(?:\.\d+)?)")
 _COSINE = re.compile(r"best cosine (-?\d+(?:\.\d+)?)")
+_LEXICAL_WEIGHT = re.compile(r"(\d+(?:\.\d+)?) x known-term share")
+_DECISION = re.compile(r"^confidence \S+ < (\d+(?:\.\d+)?)")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 
@@ -181,32 +183,31 @@ def search_link(query: str, mode: str, kind: str, path: str, k: int = DEFAULT_K,
 
 
 def abstain_words(query: str, result: SearchResult) -> str:
-    """Why nothing was answered, in plain words (the scoring formula is kept for a details line)."""
+    """Why nothing was answered, in plain words, from the verdict's reason (indexers/ranking/
+    abstain.py; the formula itself goes in a details line): what the query's words and its meaning
+    found, each named only when it weighs in the verdict."""
     reason = result.reason or ""
-    share, cosine = _SHARE.search(reason), _COSINE.search(reason)
+    share, cosine, weight = _SHARE.search(reason), _COSINE.search(reason), _LEXICAL_WEIGHT.search(reason)
     parts = []
-    if share is not None:
+    if share is not None and (weight is None or float(weight.group(1)) > 0):
         known = float(share.group(1))
         if known == 0:
             parts.append("none of its distinctive words occur in the indexed text")
         elif known < 0.5:
             parts.append("few of its distinctive words occur in the indexed text")
         else:
-            parts.append("its words occur in the indexed text, but not together in one passage")
+            parts.append("its words occur in the indexed text, but not enough of them together")
     if cosine is not None:
-        closeness = float(cosine.group(1))
-        parts.append(
-            "no passage is close to it in meaning"
-            if closeness < 0.3
-            else "the closest passage is only loosely related"
-        )
+        parts.append("no passage is close enough to it in meaning")
     if not parts:
-        return f"docmill is not confident any passage answers “{query}”."
-    return f"docmill did not answer “{query}” because {' and '.join(parts)}."
+        return "docmill is not confident that any passage answers it."
+    return f"docmill did not answer it because {' and '.join(parts)}."
 
 
 def abstained_html(query: str, result: SearchResult, anyway: str) -> str:
-    sure = f" (confidence {result.confidence:.2f})" if result.confidence is not None else ""
+    decision = _DECISION.search(result.reason or "")
+    answers = f"; it answers from {float(decision.group(1)):.2f}" if decision else ""
+    sure = f" (confidence {result.confidence:.2f}{answers})" if result.confidence is not None else ""
     details = (
         f'<details class="meta"><summary>how this was decided</summary>'
         f"{html.escape(result.reason or '')}</details>"

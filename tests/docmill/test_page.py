@@ -45,8 +45,15 @@ def test_the_abstain_reason_is_in_plain_words_with_the_formula_behind_a_details_
     result = SearchResult([], True, formula, confidence=0.03)
     out = page.page(query="zeppelin mooring", build="b1", result=result, k=20)
     words = page.abstain_words("zeppelin mooring", result)
-    assert "none of its distinctive words occur" in words and "no passage is close to it in meaning" in words
-    assert "known-term share" not in words
+    assert (
+        "none of its distinctive words occur" in words
+        and "no passage is close enough to it in meaning" in words
+    )
+    assert "known-term share" not in words and "(confidence 0.03; it answers from 0.50)" in out
+    vector_only = SearchResult(
+        [], True, "confidence 0.46 < 0.5: 0 x known-term share 0.11 + 1 x best cosine 0.83 < 0.83"
+    )
+    assert "words" not in page.abstain_words("q", vector_only)  # the words do not weigh in this verdict
     anyway = "/?q=zeppelin+mooring&amp;mode=hybrid&amp;k=20&amp;abstain=false"
     assert f'href="{anyway}">Show results anyway</a>' in out
     assert "<details" in out and "known-term share 0.00 + 0.8 x best cosine" in out
