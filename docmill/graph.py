@@ -88,6 +88,7 @@ class References:
                     **r.to_json(),
                     "resolves_to": [symbol_path(d.path, d.definition.symbol) for d in reached],
                     "ambiguous": len(reached) > 1,
+                    "by_name": by_name(r.reference),
                 }
             )
         return {
@@ -110,13 +111,23 @@ class References:
             if not self.definitions:
                 link = "(not defined in this index)"
             elif len(reached) == 1:
-                link = f"-> [{reached[0] + 1}]"
+                link = f"-> [{reached[0] + 1}]" + (
+                    " (by name: receiver type unknown)" if by_name(r.reference) else ""
+                )
             else:
                 link = "ambiguous: " + " ".join(f"[{t + 1}]" for t in reached)
             lines.append(f"  {r.path}:{r.reference.line}  {r.reference.kind:<6} in {where}  {link}")
         if any(len(self._targets(i)) > 1 for i in range(len(self.references))):
-            lines.append("ambiguous: the name alone is known (no import or receiver says which definition)")
+            lines.append(
+                "ambiguous: only the name is known (no import or receiver type says which definition)"
+            )
         return "\n".join(lines)
+
+
+def by_name(reference: Reference) -> bool:
+    """A call through an object of unknown type (``obj.close()``): it reaches a definition by its
+    name alone, so a single match is a guess, not a resolution."""
+    return reference.member and not reference.qualifier
 
 
 @functools.lru_cache(maxsize=65536)

@@ -113,6 +113,15 @@ _PRIORITY = {"call": 0, "type": 1}
 _SCOPED = frozenset({"scoped_identifier", "qualified_identifier"})
 _QUALIFIER_JUNK = re.compile(r"^(?:\.+/|/)+|\.(?:[cm]?[jt]sx?|py|h|hpp|hh)$")
 _SKIP_SEGMENTS = frozenset({"crate", "self", "super", ""})
+# a receiver written as a literal (``", ".join(x)``, ``[].append``, ``"a".trim()``) is a built-in
+# type's object: its calls never reach the project's definitions
+_LITERALS = frozenset(
+    {"string", "concatenated_string", "list", "dictionary", "set", "tuple", "integer", "float"}
+    | {"list_comprehension", "dictionary_comprehension", "set_comprehension", "template_string"}
+    | {"array", "object", "number", "regex", "interpreted_string_literal", "raw_string_literal"}
+    | {"string_literal", "raw_string_literal", "char_literal"}
+)
+BUILTIN_QUALIFIER = "builtins"
 
 
 @functools.cache
@@ -307,6 +316,10 @@ def _resolve(node: Node, receiver: Node | None, aliases: dict[str, Import]) -> t
         if imported is not None and imported.name:
             return imported.name, normalize_module(imported.module) or None, False
         return name, None, False
+    while receiver.type == "parenthesized_expression" and receiver.named_child_count == 1:
+        receiver = receiver.named_children[0]
+    if receiver.type in _LITERALS:
+        return name, BUILTIN_QUALIFIER, True
     written = _text(receiver)
     if node.parent is not None and node.parent.type in _SCOPED:  # Foo::new(), ns::f(): the scope qualifies
         head = written.split("::", 1)[0]

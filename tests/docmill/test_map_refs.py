@@ -115,6 +115,16 @@ TREE = {
         def resolve(path):
             log_event("resolve", path)
             return clamp(parse_port(split_host(path)[1]))
+
+
+        class Path:
+            def join(self, other):
+                return self
+
+
+        def describe(parts, p):
+            p.join("x")
+            return ", ".join(parts) + ("/" "").join(parts)
         """,
 }
 
@@ -226,3 +236,12 @@ def test_map_and_refs_on_an_index_without_code_say_so_and_fail(tmp_path, capsys)
         assert main(argv) == 1
         err = capsys.readouterr().err
         assert "holds no source code" in err and "markdown" in err and f"docmill {argv[0]}" in err, err
+
+
+def test_a_call_on_a_literal_is_not_a_reference_and_an_unknown_receiver_is_marked_by_name(index, capsys):
+    assert main(["refs", str(index), "join", "--json"]) == 0
+    refs = json.loads(capsys.readouterr().out)["references"]
+    # ", ".join(parts) and ("/" "").join(parts) are str.join; p.join("x") may be Path.join
+    assert [(r["line"], r["by_name"]) for r in refs] == [(15, True)]
+    assert main(["refs", str(index), "join"]) == 0
+    assert "-> [1] (by name: receiver type unknown)" in capsys.readouterr().out
