@@ -28,6 +28,7 @@ from indexers.build.graph_file import (
     read_rows,
 )
 from indexers.build.manifest import Manifest
+from indexers.build.sections import GraphSection
 from parsers.model import Definition, Reference
 
 # file-name stems that stand for their folder (a package's __init__.py, Rust's mod.rs, index.js)
@@ -66,31 +67,67 @@ class SymbolReference:
 
 @dataclass(frozen=True)
 class References:
-    """The definitions of ``symbol`` and the references that can reach them, by file and line."""
+    """The definitions of ``symbol`` and the references that can reach them, by file and line;
+    ``targets[i]``: the positions in ``definitions`` reference ``i`` can reach (one: resolved;
+    more: ambiguous, nothing in the file says which)."""
 
     symbol: str
     definitions: tuple[SymbolDefinition, ...]
     references: tuple[SymbolReference, ...]
+    targets: tuple[tuple[int, ...], ...] = ()
+
+    def _targets(self, i: int) -> tuple[int, ...]:
+        return self.targets[i] if i < len(self.targets) else ()
 
     def to_json(self) -> dict[str, Any]:
+        refs = []
+        for i, r in enumerate(self.references):
+            reached = [self.definitions[t] for t in self._targets(i)]
+            refs.append(
+                {
+                    **r.to_json(),
+                    "resolves_to": [symbol_path(d.path, d.definition.symbol) for d in reached],
+                    "ambiguous": len(reached) > 1,
+                    "by_name": by_name(r.reference),
+                }
+            )
         return {
             "symbol": self.symbol,
             "definitions": [d.to_json() for d in self.definitions],
-            "references": [r.to_json() for r in self.references],
+            "references": refs,
         }
 
     def text(self) -> str:
-        """The `docmill refs` listing."""
+        """The `docmill refs` listing: definitions numbered, each reference with the one it
+        resolves to (``-> [2]``) or the ones it may mean (``ambiguous: [1] [2]``)."""
         lines = [f"{len(self.definitions)} definition(s) of {self.symbol}:"]
-        for d in self.definitions:
-            lines.append(
-                f"  {d.path}:{d.definition.lines[0]}-{d.definition.lines[1]}  {d.definition.signature}"
-            )
+        for n, d in enumerate(self.definitions, start=1):
+            where = f"{d.path}:{d.definition.lines[0]}-{d.definition.lines[1]}"
+            lines.append(f"  [{n}] {where}  {d.definition.symbol}: {d.definition.signature}")
         lines.append(f"{len(self.references)} reference(s):")
-        for r in self.references:
+        for i, r in enumerate(self.references):
             where = r.reference.symbol or "<module>"
-            lines.append(f"  {r.path}:{r.reference.line}  {r.reference.kind:<6} in {where}")
+            reached = self._targets(i)
+            if not self.definitions:
+                link = "(not defined in this index)"
+            elif len(reached) == 1:
+                link = f"-> [{reached[0] + 1}]" + (
+                    " (by name: receiver type unknown)" if by_name(r.reference) else ""
+                )
+            else:
+                link = "ambiguous: " + " ".join(f"[{t + 1}]" for t in reached)
+            lines.append(f"  {r.path}:{r.reference.line}  {r.reference.kind:<6} in {where}  {link}")
+        if any(len(self._targets(i)) > 1 for i in range(len(self.references))):
+            lines.append(
+                "ambiguous: only the name is known (no import or receiver type says which definition)"
+            )
         return "\n".join(lines)
+
+
+def by_name(reference: Reference) -> bool:
+    """A call through an object of unknown type (``obj.close()``): it reaches a definition by its
+    name alone, so a single match is a guess, not a resolution."""
+    return reference.member and not reference.qualifier
 
 
 @functools.lru_cache(maxsize=65536)
@@ -161,21 +198,26 @@ class CodeGraph:
 
     def references(self, name: str) -> References:
         """NAME's definitions and every reference that can reach one of them, sorted by file and
-        line. A name with no definition in the build (``print``) lists every use of the name."""
-        defs = self.find_definitions(name)
+        line, each with the definitions it reaches. A name with no definition in the build
+        (``print``) lists every use of the name."""
+        defs = sorted(self.find_definitions(name), key=lambda d: (d.path, d.definition.lines[0]))
         short = name.split("::")[-1].rsplit(".", 1)[-1]
-        candidates = self.references_to.get(short, [])
-        if defs:
-            candidates = [
-                r for r in candidates if any(reaches(r.reference, d.path, d.definition, r.path) for d in defs)
-            ]
+        candidates = sorted(
+            self.references_to.get(short, []), key=lambda r: (r.path, r.reference.line, r.reference.kind)
+        )
         if not defs and ("." in name or "::" in name):
             candidates = []  # a qualified name that is not defined here has no references here
-        return References(
-            name,
-            tuple(sorted(defs, key=lambda d: (d.path, d.definition.lines[0]))),
-            tuple(sorted(candidates, key=lambda r: (r.path, r.reference.line, r.reference.kind))),
-        )
+        refs: list[SymbolReference] = []
+        targets: list[tuple[int, ...]] = []
+        for r in candidates:
+            reached = tuple(
+                i for i, d in enumerate(defs) if reaches(r.reference, d.path, d.definition, r.path)
+            )
+            if defs and not reached:
+                continue
+            refs.append(r)
+            targets.append(reached)
+        return References(name, tuple(defs), tuple(refs), tuple(targets))
 
     def context(self, path: str, symbol: str, limit: int = 5) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(used by, calls) of the definition ``path::symbol``: up to ``limit`` enclosing symbols
@@ -256,3 +298,25 @@ def open_graph(path: str | Path) -> CodeGraph:
         return graph_file.load()
     finally:
         graph_file.close()
+
+
+class NoCode(ValueError):
+    """The index holds no source code, so it has no code graph to map or link."""
+
+
+def open_code_graph(path: str | Path, command: str = "refs") -> CodeGraph:
+    """``open_graph`` for `docmill refs` / `repo-map`: NoCode, saying what to do, when the index's
+    current build holds no code file with a definition (a build of Markdown or PDFs only)."""
+    from indexers.build.store import IndexStore
+
+    build = IndexStore(Path(path)).current_build()
+    manifest = Manifest.read(build)
+    section = GraphSection.read(manifest.extra)
+    parsers = sorted({d.parser for d in manifest.documents if d.parser and d.status != "skipped"})
+    if "code" not in parsers or (section is not None and not section.definitions):
+        raise NoCode(
+            f"index {path} holds no source code (documents read as: {', '.join(parsers) or 'none'}), "
+            f"so `docmill {command}` has nothing to show; ingest a tree with code files "
+            "(.py, .js, .ts, .go, .rs, .java, .c, .cpp) to map and link code"
+        )
+    return open_graph(path)

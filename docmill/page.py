@@ -3,17 +3,25 @@ link (`/?q=...`). Pure functions from a query and its result to a page."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlencode
 
 from docmill.hits import Hit, SearchResult
+from indexers.lexical.tokenize import DEFAULT_TOKENIZER, UNSPACED_SCRIPTS, Tokenizer
 from indexers.ranking.options import Mode
 
 MODES = tuple(Mode.names())  # hybrid first: the default
 KINDS = ("", "text", "table", "code")
-_WORD = re.compile(r"\w+", re.UNICODE)
+K_CHOICES = (5, 10, 20, 50)
+DEFAULT_K = 10
+_UNSPACED = re.compile(f"[{UNSPACED_SCRIPTS}]")
+_SHARE = re.compile(r"known-term share (\d+(?:\.\d+)?)")
+_COSINE = re.compile(r"best cosine (-?\d+(?:\.\d+)?)")
+_LEXICAL_WEIGHT = re.compile(r"(\d+(?:\.\d+)?) x known-term share")
+_DECISION = re.compile(r"^confidence \S+ < (\d+(?:\.\d+)?)")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 
@@ -29,32 +37,45 @@ mark{background:#fde68a}
 table{border-collapse:collapse;margin:.3rem 0}
 td,th{border:1px solid #ccc;padding:.15rem .4rem;text-align:left}
 .abstained,.error{padding:.6rem;border-radius:4px}
-.abstained{background:#f3f4f6}.error{background:#fee2e2}
+.abstained{background:#f3f4f6}.abstained p{margin:.2rem 0}.error{background:#fee2e2}
 """
 
 
-def query_terms(query: str) -> list[str]:
-    """Words of the query worth marking in a hit (two characters or more, CJK single characters
-    too), longest first so a longer term wins over its prefix."""
-    words = {w.lower() for w in _WORD.findall(query) if len(w) > 1 or not w.isascii()}
+def query_terms(query: str, tokenizer: Tokenizer = DEFAULT_TOKENIZER) -> list[str]:
+    """The query's terms as the index's tokenizer finds them, unstemmed (so they can be found in
+    the text): English and Chinese stopwords dropped, identifiers split, CJK runs as the bigrams
+    BM25 matches. Single Latin letters are dropped; longest first so a longer term wins."""
+    unstemmed = dataclasses.replace(tokenizer, stem=False)
+    words = {w for w in unstemmed(query) if len(w) > 1 or _UNSPACED.match(w)}
     return sorted(words, key=lambda w: (-len(w), w))
 
 
+def _spans(text: str, terms: list[str]) -> list[tuple[int, int]]:
+    """Where the terms occur, overlapping occurrences merged (CJK bigrams overlap: 红烧 + 烧肉)."""
+    found: list[tuple[int, int]] = []
+    for term in terms:
+        if _UNSPACED.match(term):  # no spaces between CJK words: a term matches anywhere
+            pattern = re.escape(term)
+        else:  # `install` marks `installer` (BM25 matches stems); `do` must not mark `download`
+            pattern = r"(?<![^\W_])" + re.escape(term) + (r"[^\W_]*" if len(term) >= 4 else r"(?![^\W_])")
+        found.extend(m.span() for m in re.finditer(pattern, text, re.IGNORECASE))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def highlight(text: str, terms: Iterable[str]) -> str:
-    """``text`` HTML-escaped, with each word starting with a query term of four letters or more
-    wrapped in <mark> (`install` marks `installer`: the BM25 side matches stems); shorter terms
-    mark whole words only."""
-    terms = list(terms)
-    if not terms:
-        return html.escape(text)
-    # Short words only as whole words: `do` must not mark `download`.
-    alternatives = [re.escape(t) + (r"\w*" if len(t) >= 4 else r"(?!\w)") for t in terms]
-    pattern = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + ")", re.IGNORECASE)
+    """``text`` HTML-escaped, with the query terms (``query_terms``) wrapped in <mark>: Latin terms
+    of four letters or more as word starts, shorter ones as whole words, CJK terms anywhere."""
     out, last = [], 0
-    for match in pattern.finditer(text):
-        out.append(html.escape(text[last : match.start()]))
-        out.append(f"<mark>{html.escape(match.group(0))}</mark>")
-        last = match.end()
+    for start, end in _spans(text, list(terms)):
+        out.append(html.escape(text[last:start]))
+        out.append(f"<mark>{html.escape(text[start:end])}</mark>")
+        last = end
     out.append(html.escape(text[last:]))
     return "".join(out)
 
@@ -137,27 +158,79 @@ def _select(name: str, options: Iterable[str], chosen: str, labels: Mapping[str,
     return f'<select name="{name}" aria-label="{name}">{items}</select>'
 
 
-def form_html(query: str, mode: str, kind: str, path: str) -> str:
+def form_html(query: str, mode: str, kind: str, path: str, k: int = DEFAULT_K) -> str:
+    ks = tuple(sorted({*K_CHOICES, k}))
     return (
         '<form method="get" action="/" role="search">'
         f'<input name="q" value="{html.escape(query)}" placeholder="Search the index" autofocus>'
         + _select("mode", MODES, mode, {})
         + _select("kind", KINDS, kind, {"": "any kind"})
+        + _select("k", [str(n) for n in ks], str(k), {str(n): f"{n} results" for n in ks})
         + f'<input name="path" value="{html.escape(path)}" placeholder="path glob, e.g. docs/*">'
         + '<button type="submit">Search</button></form>'
     )
 
 
-def results_html(query: str, result: SearchResult) -> str:
+def search_link(query: str, mode: str, kind: str, path: str, k: int = DEFAULT_K, abstain: bool = True) -> str:
+    """The page's URL for a search (only the fields that differ from the defaults)."""
+    fields = (("q", query), ("mode", mode), ("kind", kind), ("path", path))
+    params = {key: value for key, value in fields if value}
+    if k != DEFAULT_K:
+        params["k"] = str(k)
+    if not abstain:
+        params["abstain"] = "false"
+    return "/?" + urlencode(params)
+
+
+def abstain_words(query: str, result: SearchResult) -> str:
+    """Why nothing was answered, in plain words, from the verdict's reason (indexers/ranking/
+    abstain.py; the formula itself goes in a details line): what the query's words and its meaning
+    found, each named only when it weighs in the verdict."""
+    reason = result.reason or ""
+    share, cosine, weight = _SHARE.search(reason), _COSINE.search(reason), _LEXICAL_WEIGHT.search(reason)
+    parts = []
+    if share is not None and (weight is None or float(weight.group(1)) > 0):
+        known = float(share.group(1))
+        if known == 0:
+            parts.append("none of its distinctive words occur in the indexed text")
+        elif known < 0.5:
+            parts.append("few of its distinctive words occur in the indexed text")
+        else:
+            parts.append("its words occur in the indexed text, but not enough of them together")
+    if cosine is not None:
+        parts.append("no passage is close enough to it in meaning")
+    if not parts:
+        return "docmill is not confident that any passage answers it."
+    return f"docmill did not answer it because {' and '.join(parts)}."
+
+
+def abstained_html(query: str, result: SearchResult, anyway: str) -> str:
+    decision = _DECISION.search(result.reason or "")
+    answers = f"; it answers from {float(decision.group(1)):.2f}" if decision else ""
+    sure = f" (confidence {result.confidence:.2f}{answers})" if result.confidence is not None else ""
+    details = (
+        f'<details class="meta"><summary>how this was decided</summary>'
+        f"{html.escape(result.reason or '')}</details>"
+        if result.reason
+        else ""
+    )
+    return (
+        f'<div class="abstained"><p>Nothing relevant was found for “{html.escape(query)}”{sure}.</p>'
+        f"<p>{html.escape(abstain_words(query, result))}</p>"
+        f'<p><a class="anyway" href="{html.escape(anyway)}">Show results anyway</a></p>{details}</div>'
+    )
+
+
+def results_html(
+    query: str, result: SearchResult, anyway: str = "", tokenizer: Tokenizer | None = None
+) -> str:
+    """The hits, or why there are none (``anyway``: the link that searches without abstaining)."""
     notes = "".join(f'<p class="meta">note: {html.escape(n)}</p>' for n in result.notes)
     if result.abstained:
-        return notes + (
-            f'<div class="abstained">Nothing relevant was found for “{html.escape(query)}”: '
-            f"{html.escape(result.reason or 'no reason given')}.</div>"
-        )
+        return notes + abstained_html(query, result, anyway)
     if not result.hits:
         return notes + '<div class="abstained">No hits (the filters may exclude every chunk).</div>'
-    terms = query_terms(query)
+    terms = query_terms(query, tokenizer or DEFAULT_TOKENIZER)
     return notes + "".join(hit_html(i, hit, terms) for i, hit in enumerate(result.hits, start=1))
 
 
@@ -171,20 +244,22 @@ def page(
     result: SearchResult | None = None,
     error: str | None = None,
     model: str = "",
+    k: int = DEFAULT_K,
+    abstain: bool = True,
+    tokenizer: Tokenizer | None = None,
 ) -> str:
     """The whole page: the form, then the results, an abstention or an error. ``model``: the
-    embedding model shown next to the build."""
+    embedding model shown next to the build; ``tokenizer``: the index's, to find the query's terms."""
     if model:
         build = f"{build} · model {model}"
     if error:
         body = f'<div class="error">{html.escape(error)}</div>'
     elif result is not None:
-        link = "/?" + urlencode(
-            {k: v for k, v in (("q", query), ("mode", mode), ("kind", kind), ("path", path)) if v}
-        )
+        link = search_link(query, mode, kind, path, k, abstain)
         anchor = f'<a href="{html.escape(link)}">link to this search</a>'
         body = f'<p class="meta">build {html.escape(build)} · {anchor}</p>'
-        body += results_html(query, result)
+        anyway = search_link(query, mode, kind, path, k, abstain=False)
+        body += results_html(query, result, anyway, tokenizer)
     else:
         body = f'<p class="meta">build {html.escape(build)}</p>'
     title = f"{query} · docmill" if query else "docmill search"
@@ -192,5 +267,5 @@ def page(
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
-        f"<body><h1>docmill</h1>{form_html(query, mode, kind, path)}<main>{body}</main></body></html>"
+        f"<body><h1>docmill</h1>{form_html(query, mode, kind, path, k)}<main>{body}</main></body></html>"
     )

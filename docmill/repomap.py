@@ -8,6 +8,12 @@ unknown type (``obj.append()``) weigh less. After
 PageRank over files, each file passes its rank along its edges to the definitions its references
 reach: a definition ranks by how much important code uses it. ``focus`` (a path or a symbol)
 personalises the walk, so what the focused files use ranks first.
+
+Without a focus the map starts with the package's public face (``tier``): definitions a module
+exports (Python ``__all__``, or a package ``__init__`` importing them) or that code in several
+other files uses, then other public definitions, then private ones (``_name``) and test code; by
+rank within each. A method is shown under its class (the class line is included with it), and a
+signature is cut at a token boundary.
 """
 
 from __future__ import annotations
@@ -16,18 +22,24 @@ import fnmatch
 import math
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 
 from chunkers.sizing import count_tokens
 from docmill.graph import CodeGraph, SymbolDefinition, reaches
+from parsers.code.clip import clip_signature
 from parsers.model import Reference
 
 DAMPING = 0.85
 COMMON_NAME_FILES = 5  # a name defined in more files than this is probably generic
 MEMBER_WEIGHT = 0.2
 DEFAULT_TOKENS = 1024
+MAP_SIGNATURE_CHARS = 100  # a map line's signature, cut at a token boundary
+WIDELY_USED_FILES = 3  # used from this many other files: part of the package's face
+_PACKAGE_FILES = frozenset({"__init__.py", "index.js", "index.ts", "mod.rs", "lib.rs"})
+_TEST_PARTS = frozenset({"test", "tests", "testing", "spec", "__tests__"})
 
 
 def pagerank(
@@ -71,6 +83,13 @@ class MapSymbol:
     line: int
     signature: str
     depth: int  # nesting (Class.method is 1), for indentation
+    symbol: str = ""  # dotted (Class.method)
+
+    @classmethod
+    def of(cls, d: SymbolDefinition) -> MapSymbol:
+        sig = clip_signature(d.definition.signature, MAP_SIGNATURE_CHARS)
+        symbol = d.definition.symbol
+        return cls(d.definition.name, d.definition.lines[0], sig, symbol.count("."), symbol)
 
 
 @dataclass(frozen=True)
@@ -95,7 +114,8 @@ class RepoMap:
                 {
                     "path": f.path,
                     "symbols": [
-                        {"name": s.name, "line": s.line, "signature": s.signature} for s in f.symbols
+                        {"name": s.name, "symbol": s.symbol, "line": s.line, "signature": s.signature}
+                        for s in f.symbols
                     ],
                 }
                 for f in self.files
@@ -164,8 +184,31 @@ class Ranker:
             found.extend((self.row[path], self.row[d.path], d, weight) for d in targets)
         return found
 
+    def exported(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        """(path, symbol) of the definitions a module exports (``__all__``; a package file's
+        import), and of those non-member references from ``WIDELY_USED_FILES`` other files reach."""
+        out: set[tuple[str, str]] = set()
+        users: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for item in self.graph.files:
+            in_package_file = PurePosixPath(item.path).name in _PACKAGE_FILES
+            for r in item.graph.references:
+                if r.member or r.kind not in ("export", "import", "call", "type"):
+                    continue
+                for d in self.graph.definitions.get(r.name, []):
+                    own = d.path == item.path  # a module's own __all__ exports; its own calls do not count
+                    if not (own and r.kind == "export") and (
+                        own or not reaches(r, d.path, d.definition, item.path)
+                    ):
+                        continue
+                    key = (d.path, d.definition.symbol)
+                    if r.kind == "export" or (r.kind == "import" and in_package_file):
+                        out.add(key)
+                    users[key].add(item.path)
+        return out, {key for key, files in users.items() if len(files) >= WIDELY_USED_FILES}
+
     def ranked_definitions(self, focus: str | None = None) -> list[tuple[float, SymbolDefinition]]:
-        """Every definition with its rank, best first (ties: path, line)."""
+        """Every definition with its rank, best first: without a focus by ``tier`` first, then
+        rank (ties: path, line)."""
         personal, focus_names = self.focus_vector(focus)
         edges = self.edges(focus_names)
         file_edges: dict[tuple[int, int], float] = defaultdict(float)
@@ -184,27 +227,65 @@ class Ranker:
             for defs in self.graph.definitions.values()
             for d in defs
         ]
-        ranked.sort(key=lambda x: (-x[0], x[1].path, x[1].definition.lines[0], x[1].definition.symbol))
+        exported, widely_used = self.exported() if not focus else (set(), set())
+
+        def order(item: tuple[float, SymbolDefinition]) -> tuple[Any, ...]:
+            score, d = item
+            tier_of = tier(d, exported, widely_used) if not focus else 0
+            return (tier_of, -score, d.path, d.definition.lines[0], d.definition.symbol)
+
+        ranked.sort(key=order)
         return ranked
+
+
+def tier(d: SymbolDefinition, exported: set[tuple[str, str]], widely_used: set[tuple[str, str]]) -> int:
+    """0: exported; 1: used from several files; 2: public; 3: private (``_name``) or test code."""
+    parts = d.definition.symbol.split(".")
+    path = PurePosixPath(d.path)
+    in_tests = any(p in _TEST_PARTS for p in path.parts[:-1]) or path.name.startswith(("test_", "tests."))
+    if in_tests or any(p.startswith("_") and not (p.startswith("__") and p.endswith("__")) for p in parts):
+        return 3
+    key = (d.path, d.definition.symbol)
+    if key in exported and len(parts) == 1:
+        return 0
+    return 1 if key in widely_used else 2
 
 
 def repo_map(graph: CodeGraph, tokens: int = DEFAULT_TOKENS, focus: str | None = None) -> RepoMap:
     """The highest-ranked definitions that fit in ``tokens`` (chunkers.sizing.count_tokens of the
-    text), grouped by file; files in the order of their best definition."""
+    text), grouped by file; files in the order of their best definition. A method comes with its
+    class's line (counted in the budget)."""
     if tokens <= 0:
         raise ValueError(f"tokens must be positive, got {tokens}")
-    chosen: dict[str, list[MapSymbol]] = {}
+    chosen: dict[str, dict[str, MapSymbol]] = {}
     used = 0
     for _, d in Ranker(graph).ranked_definitions(focus):
-        symbol = MapSymbol(
-            d.definition.name, d.definition.lines[0], d.definition.signature, d.definition.symbol.count(".")
+        wanted = [MapSymbol.of(c) for c in _enclosing(graph, d)] + [MapSymbol.of(d)]
+        have = chosen.get(d.path, {})
+        new = [m for m in wanted if m.symbol not in have]
+        if not new:
+            continue
+        cost = sum(count_tokens(_line(m)) for m in new) + (
+            0 if d.path in chosen else count_tokens(_header(d.path))
         )
-        cost = count_tokens(_line(symbol)) + (0 if d.path in chosen else count_tokens(_header(d.path)))
         if used + cost > tokens:
-            break
-        chosen.setdefault(d.path, []).append(symbol)
+            if used:
+                break
+            continue  # not even the first fits: try a smaller one
+        chosen.setdefault(d.path, {}).update((m.symbol, m) for m in new)
         used += cost
     files = tuple(
-        MapFile(path, tuple(sorted(symbols, key=lambda s: s.line))) for path, symbols in chosen.items()
+        MapFile(path, tuple(sorted(symbols.values(), key=lambda s: (s.line, s.depth))))
+        for path, symbols in chosen.items()
     )
     return RepoMap(count_tokens(render(files)), files)
+
+
+def _enclosing(graph: CodeGraph, d: SymbolDefinition) -> list[SymbolDefinition]:
+    """The classes a method is defined in, outermost first (none for a module-level one)."""
+    parts = d.definition.symbol.split(".")
+    out = []
+    for i in range(1, len(parts)):
+        found = graph.find_definitions(f"{d.path}::{'.'.join(parts[:i])}")
+        out.extend(found[:1])
+    return out

@@ -35,6 +35,7 @@ from docmill import page
 from docmill.filters import from_pairs, validate
 from docmill.hits import SearchResult
 from docmill.live import LiveIndex
+from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
 from indexers.ranking.options import Mode
 
@@ -317,8 +318,15 @@ def _search_routes(app: FastAPI, live: LiveIndex, reranked: dict[str, Any]) -> N
         return _answer(live, body.query, {**options, "filters": filters or None, **reranked})
 
     @app.get("/", response_class=HTMLResponse)
-    def search_page(q: str = "", mode: str = Mode.HYBRID.value, kind: str = "", path: str = "") -> Response:
-        return _page(live, q, mode, kind, path, reranked)
+    def search_page(
+        q: str = "",
+        mode: str = Mode.HYBRID.value,
+        kind: str = "",
+        path: str = "",
+        k: str = "10",
+        abstain: str = "true",
+    ) -> Response:
+        return _page(live, q, mode, kind, path, reranked, k=k, abstain=abstain)
 
 
 def _allow_cors(app: FastAPI, cors_origins: Sequence[str]) -> None:
@@ -333,12 +341,29 @@ def _allow_cors(app: FastAPI, cors_origins: Sequence[str]) -> None:
     )
 
 
-def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str, reranked: dict[str, Any]) -> Response:
-    """The search page; a bad field is shown on the page with a 400."""
+def _page(  # noqa: PLR0913
+    live: LiveIndex, q: str, mode: str, kind: str, path: str, reranked: dict[str, Any], k: str, abstain: str
+) -> Response:
+    """The search page; a bad field is shown on the page with a 400. ``k`` and ``abstain`` arrive
+    as text so that a bad one is explained on the page too."""
+    k_value = int(k) if k.isdigit() and 1 <= int(k) <= MAX_K else None
+    abstain_value = {"true": True, "1": True, "false": False, "0": False}.get(abstain.lower())
 
     def render(build: str, **extra: Any) -> str:
         model = getattr(live.embedder, "model_name", "")
-        return page.page(query=q, mode=mode, kind=kind, path=path, build=build, model=model, **extra)
+        tokenizer = Tokenizer.from_dict(live.manifest.tokenizer)
+        return page.page(
+            query=q,
+            mode=mode,
+            kind=kind,
+            path=path,
+            build=build,
+            model=model,
+            tokenizer=tokenizer,
+            k=k_value or page.DEFAULT_K,
+            abstain=abstain_value is not False,
+            **extra,
+        )
 
     if not q.strip():
         return HTMLResponse(render(live.build_name))
@@ -349,11 +374,19 @@ def _page(live: LiveIndex, q: str, mode: str, kind: str, path: str, reranked: di
         problem = f"unknown kind {kind!r}; expected one of: {', '.join(page.KINDS[1:])}"
     elif len(q) > MAX_QUERY_CHARS:
         problem = f"the query is longer than {MAX_QUERY_CHARS} characters"
+    elif k_value is None:
+        problem = f"k must be a whole number from 1 to {MAX_K}, got {k!r}"
+    elif abstain_value is None:
+        problem = f"abstain must be true or false, got {abstain!r}"
     if problem:
         return HTMLResponse(render(live.build_name, error=problem), status_code=400)
     filters = {key: value for key, value in (("kind", kind), ("path", path)) if value}
     try:
-        result, build = _run_search(live, q, {"k": 10, "mode": mode, "filters": filters or None, **reranked})
+        result, build = _run_search(
+            live,
+            q,
+            {"k": k_value, "mode": mode, "filters": filters or None, "abstain": abstain_value, **reranked},
+        )
     except BadRequest as exc:
         return HTMLResponse(render(live.build_name, error=str(exc)), status_code=400)
     return HTMLResponse(render(build, result=result), headers={BUILD_HEADER: build})

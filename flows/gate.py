@@ -2,7 +2,12 @@
 (nDCG@10 over document paths); a drop larger than the margin blocks the publish.
 
 Golden sets come in two shapes:
-- a ``.jsonl`` file of ``{"query": "...", "expected_paths": ["proj/a.md", ...]}`` (binary gains);
+- a ``.jsonl`` question file, the same rows ``docmill eval --queries`` reads (docmill/eval/questions.py):
+  the text in ``query`` (or ``q``) and the answer's documents in ``expected_paths`` (paths),
+  ``relevant`` (paths, or objects with a ``path``; the lines / pages / symbols they also name are
+  finer than the gate scores) or ``file``; binary gains. A path matches a document path equal to it
+  or ending in ``/`` + it. Rows that name no path (off-topic, ``"relevant": []``, or only
+  ``symbols``) cannot be scored on document paths and are left out;
 - a BEIR folder with ``queries.jsonl`` (``{"_id", "text"}``) and ``qrels/test.tsv``
   (``query-id  corpus-id  score``, header line), where corpus ids are document paths.
 """
@@ -31,6 +36,26 @@ class GoldenQuery:
     gains: Mapping[str, float]  # document path -> relevance gain (> 0)
 
 
+ANSWER_FIELDS = ("expected_paths", "relevant", "file", "symbols")
+
+
+def golden_paths(row: Mapping[str, Any], where: str) -> list[str]:
+    """The document paths a question-file row names as its answer (see the module docstring)."""
+    if not any(key in row for key in ANSWER_FIELDS):
+        raise ValueError(
+            f"{where}: expected 'query' (or 'q') and one of {', '.join(ANSWER_FIELDS)}; got {sorted(row)}"
+        )
+    paths: list[str] = []
+    for item in [*(row.get("expected_paths") or ()), *(row.get("relevant") or ())]:
+        path = item if isinstance(item, str) else item.get("path") if isinstance(item, Mapping) else None
+        if not isinstance(path, str):
+            raise ValueError(f"{where}: a path must be a string or an object with a 'path', got {item!r}")
+        paths.append(path)
+    if isinstance(row.get("file"), str):
+        paths.append(row["file"])
+    return list(dict.fromkeys(p.removeprefix("./") for p in paths))
+
+
 def load_golden(path: str | Path) -> list[GoldenQuery]:
     path = Path(path)
     if path.is_dir():
@@ -41,14 +66,22 @@ def load_golden(path: str | Path) -> list[GoldenQuery]:
             if not line.strip():
                 continue
             row = json.loads(line)
-            if "query" not in row or not row.get("expected_paths"):
-                raise ValueError(
-                    f"{path}:{number}: expected {{'query', 'expected_paths': [...]}}, got {sorted(row)}"
-                )
-            queries.append(GoldenQuery(row["query"], {p: 1.0 for p in row["expected_paths"]}))
+            query = row.get("query", row.get("q"))
+            if not isinstance(query, str) or not query.strip():
+                raise ValueError(f"{path}:{number}: expected 'query' (or 'q') text, got {sorted(row)}")
+            paths = golden_paths(row, f"{path}:{number}")
+            if paths:
+                queries.append(GoldenQuery(query, {p: 1.0 for p in paths}))
     if not queries:
-        raise ValueError(f"{path} holds no golden queries")
+        raise ValueError(f"{path} holds no golden queries that name a document path")
     return queries
+
+
+def _gain_key(doc_path: str, gains: Mapping[str, float]) -> str:
+    """The golden path ``doc_path`` stands for: itself, or a golden path it ends with."""
+    if doc_path in gains:
+        return doc_path
+    return next((p for p in gains if doc_path.endswith("/" + p)), doc_path)
 
 
 def _load_beir(folder: Path) -> list[GoldenQuery]:
@@ -69,7 +102,10 @@ def _load_beir(folder: Path) -> list[GoldenQuery]:
 
 
 def mean_ndcg(ranker: Callable[[str], list[str]], queries: Sequence[GoldenQuery], k: int = 10) -> float:
-    return sum(ndcg_at_k(ranker(q.query), q.gains, k) for q in queries) / len(queries)
+    total = 0.0
+    for q in queries:
+        total += ndcg_at_k([_gain_key(p, q.gains) for p in ranker(q.query)], q.gains, k)
+    return total / len(queries)
 
 
 @dataclass(frozen=True)

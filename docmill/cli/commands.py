@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from docmill.cli.common import (
     EXIT_OK,
@@ -152,10 +153,15 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_refs(args: argparse.Namespace) -> int:
-    from docmill.graph import open_graph
+def _code_graph(index: str, command: str) -> Any:
+    """The index's code graph; a ValueError (exit 1, said on stderr) when it holds no code."""
+    from docmill.graph import open_code_graph
 
-    found = open_graph(args.index).references(args.name)
+    return open_code_graph(index, command)
+
+
+def cmd_refs(args: argparse.Namespace) -> int:
+    found = _code_graph(args.index, args.command).references(args.name)
     if args.json:
         _print_json(found.to_json())
     else:
@@ -164,10 +170,9 @@ def cmd_refs(args: argparse.Namespace) -> int:
 
 
 def cmd_repo_map(args: argparse.Namespace) -> int:
-    from docmill.graph import open_graph
     from docmill.repomap import repo_map
 
-    result = repo_map(open_graph(args.index), tokens=args.tokens, focus=args.focus)
+    result = repo_map(_code_graph(args.index, args.command), tokens=args.tokens, focus=args.focus)
     if args.json:
         _print_json(result.to_json())
     else:

@@ -103,7 +103,9 @@ def _add_ingest(sub: Any) -> None:
     )
     p.add_argument("--full-rebuild", action="store_true", help="re-parse and re-embed everything")
     p.add_argument(
-        "--golden", help="queries.jsonl or BEIR folder: refuse to publish a build that scores worse"
+        "--golden",
+        help="question file (JSONL, the rows `docmill eval --queries` reads: query + expected_paths or "
+        "relevant; see `docmill eval --help`) or BEIR folder: refuse to publish a build that scores worse",
     )
     p.add_argument("--gate-margin", type=float, default=0.01, help="allowed nDCG@10 drop for --golden")
     p.add_argument(
@@ -220,7 +222,12 @@ def _add_refs(sub: Any) -> None:
 
 def _add_repo_map(sub: Any) -> None:
     """`docmill repo-map`."""
-    p = sub.add_parser("repo-map", help="the code files and their most-used symbols, within a token budget")
+    p = sub.add_parser(
+        "repo-map",
+        aliases=["map"],
+        help="the code files and their public, most-used symbols (methods under their class), within a "
+        "token budget",
+    )
     p.add_argument("index")
     p.add_argument("--tokens", type=int, default=1024, help="token budget (default 1024)")
     p.add_argument("--focus", metavar="PATH|SYMBOL", help="rank what this file or symbol uses first")
@@ -228,16 +235,33 @@ def _add_repo_map(sub: Any) -> None:
     p.set_defaults(func=cmd_repo_map)
 
 
+QUESTION_FILE_HELP = """question file (--queries, and ingest --golden): JSONL, one question a line:
+  {"id": "q1", "query": "how do I install on Linux?", "kind": "howto",
+   "relevant": ["guide/install.md", {"path": "src/cache.py", "lines": [10, 20]},
+                {"path": "cache.py", "symbol": "LRUCache.evict"}, {"path": "r.pdf", "pages": [3]}]}
+  query (or q)      the question (required)
+  relevant          what answers it: paths, or objects with path and lines / symbol(s) / pages;
+                    [] marks an off-topic question (should abstain)
+  expected_paths    paths that answer it (the same as relevant with paths only)
+  file + pages      a PDF and its pages; symbols: code symbols in any file
+  id, kind          optional: the fit/held split hashes id; scores are also given per kind
+A path matches an indexed path equal to it or ending in /PATH. --golden scores paths only
+(nDCG@10 over documents) and leaves out rows that name no path."""
+
+
 def _add_eval(sub: Any) -> None:
     """`docmill eval`."""
     p = sub.add_parser(
-        "eval", help="score retrieval on a BEIR-format set or a question set over a tree (--queries)"
+        "eval",
+        help="score retrieval on a BEIR-format set or a question set over a tree (--queries)",
+        epilog=QUESTION_FILE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--beir", metavar="DIR", help="folder with corpus.jsonl, queries.jsonl, qrels/")
     p.add_argument(
         "--queries",
         metavar="FILE",
-        help="question set (JSONL: query + relevant path / path+lines / symbols / pages)",
+        help="question set over a tree (JSONL; fields below), scored as hit@1, hit@5, MRR@10",
     )
     p.add_argument("--docs", metavar="DIR", help="the tree the --queries ask about (indexed into --cache)")
     p.add_argument("--index", help="an existing index to score --queries against")
@@ -247,20 +271,37 @@ def _add_eval(sub: Any) -> None:
     )
     p.add_argument("--report", metavar="DIR", help="write report.md with plots (matplotlib) here")
     p.add_argument("--per-question", action="store_true", help="with --json: one record per question")
-    p.add_argument("--split", default="test")
-    p.add_argument("--modes", default=",".join(m.value for m in Mode))
-    p.add_argument("--k", type=int, default=10, help="cut-off shown in the table's nDCG (fixed at 10)")
+    p.add_argument(
+        "--split", default="test", help="with --beir: the qrels split (qrels/SPLIT.tsv; default test)"
+    )
+    p.add_argument(
+        "--modes",
+        default=",".join(m.value for m in Mode),
+        help=f"comma-separated search modes to score (default: all, {','.join(m.value for m in Mode)})",
+    )
+    p.add_argument(
+        "--k",
+        type=int,
+        default=10,
+        help="ignored, kept so old scripts run: the cut-offs are fixed (BEIR: nDCG@10, Recall@10/100, "
+        "MRR@10; questions: hit@1, hit@5, MRR@10)",
+    )
     p.add_argument(
         "--abstain", action="store_true", help="let queries abstain (off: abstaining distorts recall)"
     )
     p.add_argument("--cache", default=".docmill-cache/eval", help="where built indexes are cached")
     p.add_argument("--model", default="auto", help="as for ingest (auto: the default-model rule)")
-    p.add_argument("--embedding-backend", default="torch", choices=(*BACKENDS, *REMOTE_BACKENDS))
+    p.add_argument(
+        "--embedding-backend",
+        default="torch",
+        choices=(*BACKENDS, *REMOTE_BACKENDS),
+        help="as for ingest: how passages and queries are embedded (default torch)",
+    )
     _add_endpoint_options(p)
     _add_rerank_options(p)
     p.add_argument("--max-queries", type=int, default=0, help="evaluate only the first N queries (0: all)")
     _collapse_option(p)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_eval)
 
 

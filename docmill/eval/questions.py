@@ -7,6 +7,8 @@ read, one JSON object a line:
 - ``{"id", "query", "kind", "relevant": ["guide/x.md" | {"path", "lines", "symbol", "pages"}]}``
   (../shared/eval/trees); ``"relevant": []`` marks an off-topic question;
 - ``{"q", "file", "pages"}`` (eval/pdf); ``{"q", "symbols"}`` (eval/code);
+- ``{"query", "expected_paths": [...]}`` (the ingest ``--golden`` file, flows/gate.py, which reads
+  every shape here: one question-file format for both);
 - plain text, one off-topic question a line (``--offtopic``).
 
 Scoring follows what a reader sees: a question answered by a whole page is scored on distinct
@@ -123,15 +125,17 @@ def parse_question(row: Mapping[str, Any], number: int, source: str) -> Question
     if not isinstance(query, str) or not query.strip():
         raise ValueError(f"{source}:{number}: no 'query' (or 'q') text")
     qid = str(row.get("id", row.get("_id", f"{Path(source).stem}-{number}")))
-    if "relevant" in row:
-        relevant = tuple(_relevant(item) for item in row["relevant"])
+    if "relevant" in row or "expected_paths" in row:
+        items = [*(row.get("expected_paths") or ()), *(row.get("relevant") or ())]
+        relevant = tuple(_relevant(item) for item in items)
     elif "file" in row:
         relevant = (Relevant(path=row["file"], pages=tuple(int(p) for p in row.get("pages") or ())),)
     elif "symbols" in row:
         relevant = (Relevant(symbols=tuple(row["symbols"])),)
     else:
         raise ValueError(
-            f"{source}:{number}: no 'relevant', 'file' or 'symbols' (use 'relevant': [] for off-topic)"
+            f"{source}:{number}: no 'relevant', 'expected_paths', 'file' or 'symbols' "
+            "(use 'relevant': [] for off-topic)"
         )
     kind = str(row.get("kind") or ("offtopic" if not relevant else ""))
     return Question(qid, query.strip(), relevant, kind)

@@ -2,7 +2,8 @@
 
 Definitions come from the same walk as the code blocks (so a definition's ``symbol`` is the symbol
 of its block). References come from one tags-style query per language: calls (``f()``, ``o.m()``,
-``new T()``, Rust macros), type references (annotations, base classes, ``T{}``), and imports, which
+``new T()``, Rust macros), type references (annotations, base classes, ``T{}``), the names a Python
+module lists in ``__all__`` (kind ``export``), and imports, which
 also give the file's aliases so that a call through an alias names what it calls
 (``from m import chat as talk; talk()`` refers to ``chat``, qualified by ``m``).
 
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
+from parsers.code.bindings import class_bindings, typed_receiver
+from parsers.code.clip import clip_signature
 from parsers.code.languages import SPECS, LangSpec, load_language
 from parsers.code.syntax import (
     MAX_NESTED_DEFINITIONS,
@@ -60,6 +63,8 @@ QUERIES: dict[str, str] = {
 (class_definition superclasses: (argument_list (attribute object: (_) @recv attribute: (identifier) @type)))
 (import_statement) @import
 (import_from_statement) @import
+(module (expression_statement
+  (assignment left: (identifier) @all right: [(list (string) @export) (tuple (string) @export)])))
 """,
     "javascript": _JS_CALLS + "(class_heritage (identifier) @type)\n",
     "typescript": _JS_CALLS + "(type_identifier) @type\n(extends_clause value: (identifier) @type)\n",
@@ -108,6 +113,15 @@ _PRIORITY = {"call": 0, "type": 1}
 _SCOPED = frozenset({"scoped_identifier", "qualified_identifier"})
 _QUALIFIER_JUNK = re.compile(r"^(?:\.+/|/)+|\.(?:[cm]?[jt]sx?|py|h|hpp|hh)$")
 _SKIP_SEGMENTS = frozenset({"crate", "self", "super", ""})
+# a receiver written as a literal (``", ".join(x)``, ``[].append``, ``"a".trim()``) is a built-in
+# type's object: its calls never reach the project's definitions
+_LITERALS = frozenset(
+    {"string", "concatenated_string", "list", "dictionary", "set", "tuple", "integer", "float"}
+    | {"list_comprehension", "dictionary_comprehension", "set_comprehension", "template_string"}
+    | {"array", "object", "number", "regex", "interpreted_string_literal", "raw_string_literal"}
+    | {"string_literal", "raw_string_literal", "char_literal"}
+)
+BUILTIN_QUALIFIER = "builtins"
 
 
 @functools.cache
@@ -141,7 +155,7 @@ def definitions(root: Node, source: bytes, spec: LangSpec) -> list[Definition]:
                 continue
             symbol = ".".join((*prefix, definition_name(item.node)))
             first, last = _rows(item.node)
-            sig = signature(item.node, source)[:MAX_SIGNATURE_CHARS]
+            sig = clip_signature(signature(item.node, source), MAX_SIGNATURE_CHARS)
             found.append(Definition(symbol, (first + 1, last + 1), item.kind, sig))
             body = _body(item.node) if item.kind == "class" else None
             if body is not None and depth + 1 < MAX_NESTED_DEFINITIONS:
@@ -302,6 +316,10 @@ def _resolve(node: Node, receiver: Node | None, aliases: dict[str, Import]) -> t
         if imported is not None and imported.name:
             return imported.name, normalize_module(imported.module) or None, False
         return name, None, False
+    while receiver.type == "parenthesized_expression" and receiver.named_child_count == 1:
+        receiver = receiver.named_children[0]
+    if receiver.type in _LITERALS:
+        return name, BUILTIN_QUALIFIER, True
     written = _text(receiver)
     if node.parent is not None and node.parent.type in _SCOPED:  # Foo::new(), ns::f(): the scope qualifies
         head = written.split("::", 1)[0]
@@ -325,6 +343,10 @@ def references(root: Node, language: str) -> list[_Use]:
     aliases: dict[str, Import] = {}
     matches = QueryCursor(_query(language)).matches(root)
     for _, captures in matches:
+        if captures.get("export") and _text(captures["all"][0]) == "__all__":  # the names a module exports
+            uses.extend(
+                _Use(_text(n).strip("\"'"), n.start_point.row + 1, "export", None) for n in captures["export"]
+            )
         for node in captures.get("import", []):
             line = node.start_point.row + 1
             for local, module, name in _imports(node, language):
@@ -333,13 +355,19 @@ def references(root: Node, language: str) -> list[_Use]:
                 target = name or normalize_module(module).rsplit(".", 1)[-1] or module
                 qualifier = normalize_module(module) if name else None
                 uses.append(_Use(target, line, "import", qualifier or None))
+    classes = (
+        class_bindings(root, lambda ctor, recv: _resolve(ctor, recv, aliases)) if language == "python" else {}
+    )
     for _, captures in matches:
         receiver = captures.get("recv", [None])[0]
+        typed = typed_receiver(receiver, classes)
         for kind in ("call", "type"):
             for node in captures.get(kind, []):
                 if kind == "type" and _is_definition_name(node):
                     continue
                 name, qualifier, member = _resolve(node, receiver, aliases)
+                if typed is not None:  # r = Runner(); r.run(): a method of Runner
+                    qualifier, member = normalize_module(typed) or typed, False
                 use = _Use(name, node.start_point.row + 1, kind, qualifier, member)
                 rank = _PRIORITY[kind] * 2 + (receiver is None)
                 held = picked.get(node.start_byte)

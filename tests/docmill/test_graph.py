@@ -216,7 +216,8 @@ def test_cli_refs_and_repo_map(built, capsys):
     assert main(["repo-map", str(built / "idx"), "--tokens", "40", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["tokens"] <= 40 and out["files"][0]["path"] == "proj/pkg/core.py"
-    assert {"name": "start", "line": 9, "signature": "def start(job):"} in out["files"][0]["symbols"]
+    start = {"name": "start", "symbol": "start", "line": 9, "signature": "def start(job):"}
+    assert start in out["files"][0]["symbols"]
     assert main(["repo-map", str(built / "idx"), "--tokens", "40"]) == 0
     assert capsys.readouterr().out.startswith("proj/pkg/core.py:\n")
 

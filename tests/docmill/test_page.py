@@ -16,17 +16,47 @@ CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 
 def test_highlight_marks_words_starting_with_query_terms_and_escapes_html():
-    out = page.highlight("Run the <b>installer</b>; INSTALL it & go do", page.query_terms("install it do"))
-    assert out == (
-        "Run the &lt;b&gt;<mark>installer</mark>&lt;/b&gt;; <mark>INSTALL</mark> <mark>it</mark> &amp; go "
-        "<mark>do</mark>"
+    out = page.highlight("Run the <b>installer</b>; INSTALL it & go do", page.query_terms("install go"))
+    assert (
+        out == "Run the &lt;b&gt;<mark>installer</mark>&lt;/b&gt;; <mark>INSTALL</mark> it &amp; "
+        "<mark>go</mark> do"
     )
     assert page.highlight("download items", ["do", "it"]) == "download items"
     assert page.highlight("a < b", []) == "a &lt; b"
 
 
-def test_query_terms_drop_single_letters_but_keep_cjk_and_prefer_longer_terms():
+def test_query_terms_drop_single_letters_and_stopwords_but_keep_cjk_and_prefer_longer_terms():
     assert page.query_terms("a cache caches 缓") == ["caches", "cache", "缓"]
+    assert page.query_terms("Which is the way to the cache?") == ["cache", "way"]
+    assert page.query_terms("的") == []  # a Chinese stopword
+
+
+def test_cjk_query_terms_are_the_tokenizers_bigrams_and_overlapping_ones_mark_one_run():
+    terms = page.query_terms("安装脚本在哪里")
+    assert {"安装", "装脚", "脚本"} <= set(terms)
+    out = page.highlight("在服务器上运行安装脚本，然后重启", terms)
+    assert "<mark>安装脚本</mark>" in out and "<mark>在</mark>" not in out
+
+
+def test_the_abstain_reason_is_in_plain_words_with_the_formula_behind_a_details_line():
+    from docmill.hits import SearchResult
+
+    formula = "confidence 0.03 < 0.5: 0.2 x known-term share 0.00 + 0.8 x best cosine 0.19 < 0.29"
+    result = SearchResult([], True, formula, confidence=0.03)
+    out = page.page(query="zeppelin mooring", build="b1", result=result, k=20)
+    words = page.abstain_words("zeppelin mooring", result)
+    assert (
+        "none of its distinctive words occur" in words
+        and "no passage is close enough to it in meaning" in words
+    )
+    assert "known-term share" not in words and "(confidence 0.03; it answers from 0.50)" in out
+    vector_only = SearchResult(
+        [], True, "confidence 0.46 < 0.5: 0 x known-term share 0.11 + 1 x best cosine 0.83 < 0.83"
+    )
+    assert "words" not in page.abstain_words("q", vector_only)  # the words do not weigh in this verdict
+    anyway = "/?q=zeppelin+mooring&amp;mode=hybrid&amp;k=20&amp;abstain=false"
+    assert f'href="{anyway}">Show results anyway</a>' in out
+    assert "<details" in out and "known-term share 0.00 + 0.8 x best cosine" in out
 
 
 def test_table_chunk_renders_as_a_table_with_its_header_and_escaped_pipes():
@@ -89,9 +119,39 @@ def test_a_q_link_shows_the_right_hit_with_citation_highlight_and_explain(browse
     assert citation.startswith("[1] ") and "install.md > Guide > Install > Linux" in citation
     marked = {m.text.lower() for m in first.find_elements(By.TAG_NAME, "mark")}
     assert {"install", "installer"} <= marked and "download" not in marked, marked
+    assert not marked & {"how", "do", "i", "on"}, marked  # stopwords are not highlighted
     explain = first.find_element(By.CSS_SELECTOR, ".explain").text
     assert "bm25#" in explain and "rrf=" in explain
     assert browser.title.startswith("How do I install on Linux?")
+
+
+@pytest.mark.integration
+def test_a_chinese_query_marks_its_terms_in_the_hit(browser, site):
+    from selenium.webdriver.common.by import By
+
+    hits = _open(browser, site, q="怎么运行安装脚本")
+    assert hits and "zh.md" in hits[0].find_element(By.CSS_SELECTOR, ".citation").text
+    marked = [m.text for m in hits[0].find_elements(By.TAG_NAME, "mark")]
+    assert "运行安装脚本" in marked or {"安装", "脚本"} <= set(marked), marked
+
+
+@pytest.mark.integration
+def test_an_abstained_query_links_to_its_results_anyway_and_k_limits_the_hits(browser, site):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    assert _open(browser, site, q="zeppelin helium mooring mast procedures") == []
+    box = browser.find_element(By.CSS_SELECTOR, ".abstained")
+    assert "known-term share" not in box.text.split("how this was decided")[0]
+    box.find_element(By.CSS_SELECTOR, "a.anyway").click()
+    hits = browser.find_elements(By.CSS_SELECTOR, ".hit")
+    assert "abstain=false" in browser.current_url and len(hits) > 1
+    assert (
+        _open(browser, site, q="install", k="1") and len(browser.find_elements(By.CSS_SELECTOR, ".hit")) == 1
+    )
+    assert Select(browser.find_element(By.NAME, "k")).first_selected_option.get_attribute("value") == "1"
+    _open(browser, site, q="install", k="zero")
+    assert "k must be a whole number" in browser.find_element(By.CSS_SELECTOR, ".error").text
 
 
 @pytest.mark.integration
