@@ -148,8 +148,24 @@ def form_html(query: str, mode: str, kind: str, path: str) -> str:
     )
 
 
+def partial_html(result: SearchResult) -> str:
+    """For a sharded index's partial result (docmill.shard_merge.ShardedResult): which shards
+    answered and why the others did not; nothing for a full result or one index."""
+    shards: Mapping[str, str] = getattr(result, "shards", None) or {}
+    missing = {name: why for name, why in shards.items() if why != "ok"}
+    if not missing:
+        return ""
+    answered = ", ".join(name for name, why in shards.items() if why == "ok") or "none"
+    why = "; ".join(f"{name}: {reason}" for name, reason in missing.items())
+    return (
+        f'<div class="partial error">Partial result: shards {html.escape(answered)} of {len(shards)} '
+        f"answered; not answering: {html.escape(why)}.</div>"
+    )
+
+
 def results_html(query: str, result: SearchResult) -> str:
-    notes = "".join(f'<p class="meta">note: {html.escape(n)}</p>' for n in result.notes)
+    notes = partial_html(result)
+    notes += "".join(f'<p class="meta">note: {html.escape(n)}</p>' for n in result.notes)
     if result.abstained:
         return notes + (
             f'<div class="abstained">Nothing relevant was found for “{html.escape(query)}”: '
