@@ -45,8 +45,10 @@ IVF_TRAIN_PER_CELL = 64
 IVF_NPROBE_SHARE = 1 / 64  # default nprobe: this share of the cells, at least IVF_MIN_NPROBE
 IVF_MIN_NPROBE = 16
 # IVF-PQ: IVF's cells, a wider default probe (scanning codes is cheap), and refine x k candidates
-# re-scored with the exact vectors. Measured on 200k mixture vectors (bench/bench_scale.py --child
-# ivfpq; docs/SCALING.md): see IVFPQ_NPROBE_SHARE and IVFPQ_REFINE there.
+# re-scored with the exact vectors. At 200k mixture vectors (2048 cells, 48-byte codes; bench/
+# bench_scale.py --ivfpq 200000, docs/SCALING.md) recall@10 vs flat was 0.91 / 0.97 / 0.98 / 0.99
+# at nprobe 16 / 32 / 64 / 128 (refine 10), and 0.57 / 0.87 / 0.98 / 0.99 at refine 1 / 3 / 10 / 30
+# (nprobe 64), all under ~1 ms: nprobe 1/32 of the cells (64 here) and refine 10 keep recall >= 0.95.
 IVFPQ_NPROBE_SHARE = 1 / 32
 IVFPQ_MIN_NPROBE = 32
 IVFPQ_REFINE = 10

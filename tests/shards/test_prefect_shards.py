@@ -49,3 +49,24 @@ def test_the_flow_writes_the_root_the_cli_writes(prefect_api, built, shard_queri
     again = ingest(sources=[str(built["src"])], index=str(root), max_tokens=80, shards=SHARDS)
     assert [e.build for e in RootManifest.read(root).shards] == [e.build for e in ours.shards]
     assert all(r is None or r["added"] == r["changed"] == 0 for r in again["shards"].values())
+
+
+def test_the_flow_runs_the_shards_on_a_dask_cluster(prefect_api, tmp_path):
+    """``dask_workers``: the shards' ingests are tasks on a local Dask cluster of 2 worker processes
+    (prefect-dask's DaskTaskRunner), and the root they write searches."""
+    from flows.ingest import ingest
+
+    src = tmp_path / "few"
+    for i, topic in enumerate(["cache eviction", "network retries", "storage quotas", "billing cycles"]):
+        (src / f"d{i}").mkdir(parents=True)
+        (src / f"d{i}" / "note.md").write_text(f"# Note {i}\n\nAbout {topic} and how {topic} work.\n")
+    report = ingest(sources=[str(src)], index=str(tmp_path / "root"), shards=2, dask_workers=2)
+    assert report["chunks"] == 4
+    manifest = RootManifest.read(tmp_path / "root")
+    assert sum(e.documents for e in manifest.shards) == 4
+    index = docmill.open_index(tmp_path / "root")
+    try:
+        hit = index.search("storage quotas", k=1, mode="bm25").hits[0]
+        assert hit.chunk.path == "few/d2/note.md"
+    finally:
+        index.close()
