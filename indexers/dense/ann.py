@@ -45,13 +45,15 @@ IVF_TRAIN_PER_CELL = 64
 IVF_NPROBE_SHARE = 1 / 64  # default nprobe: this share of the cells, at least IVF_MIN_NPROBE
 IVF_MIN_NPROBE = 16
 # IVF-PQ: IVF's cells, a wider default probe (scanning codes is cheap), and refine x k candidates
-# re-scored with the exact vectors. At 200k mixture vectors (2048 cells, 48-byte codes; bench/
-# bench_scale.py --ivfpq 200000, docs/SCALING.md) recall@10 vs flat was 0.91 / 0.97 / 0.98 / 0.99
-# at nprobe 16 / 32 / 64 / 128 (refine 10), and 0.57 / 0.87 / 0.98 / 0.99 at refine 1 / 3 / 10 / 30
-# (nprobe 64), all under ~1 ms: nprobe 1/32 of the cells (64 here) and refine 10 keep recall >= 0.95.
+# re-scored with the exact vectors. Mixture vectors, 2048 cells, 48-byte codes (bench/bench_scale.py
+# --ivfpq 200000,500000; docs/SCALING.md): recall@10 vs flat at nprobe 16 / 32 / 64 / 128 (refine
+# 10) 0.91 / 0.97 / 0.98 / 0.99 at 200k, 0.91 / 0.96 / 0.97 / 0.97 at 500k; at nprobe 64 and refine
+# 1 / 3 / 10 / 30: 0.57 / 0.87 / 0.98 / 0.994 at 200k, 0.53 / 0.81 / 0.97 / 0.994 at 500k (p50 0.66
+# / 0.78 ms at refine 30). Past nprobe 64 the codes' candidate list limits recall, and it shrinks as
+# N grows at refine 10, so the default re-scores 30 x k rows (450 KB of exact vectors per query).
 IVFPQ_NPROBE_SHARE = 1 / 32
 IVFPQ_MIN_NPROBE = 32
-IVFPQ_REFINE = 10
+IVFPQ_REFINE = 30
 MANIFEST_KEY = "vectors"
 # A filter that keeps at most this share of the rows is searched exactly (over the allowed rows
 # only): a graph walk would visit mostly rows it must skip, and the exact scan is a bitmap check
