@@ -8,7 +8,9 @@ not re-parse; I/O tasks retry with exponential back-off. The index LOCK (flock) 
 whoever they are; the deployment's concurrency limit keeps a second scheduled run from even starting.
 
 Scale-out: pass ``dask_address`` (an existing cluster, e.g. "tcp://10.0.0.5:8786") or
-``dask_workers`` (a local cluster of N processes) to run parse and embed tasks on Dask.
+``dask_workers`` (a local cluster of N processes) to run parse and embed tasks on Dask. With
+``shards=N`` the tree is split into N index folders under ``index`` (flows/shards.py, as `docmill
+ingest --shards N`), each shard's ingest one task on that task runner.
 """
 
 from __future__ import annotations
@@ -263,12 +265,12 @@ def _ingest_shards(
 if __name__ == "__main__":
     import sys
 
+    # python -m flows.ingest [--vector-index auto|flat|hnsw|ivf|ivfpq] [--shards N] SRC... INDEX
     argv = sys.argv[1:]
-    vector_index = "auto"
-    if (
-        "--vector-index" in argv
-    ):  # python -m flows.ingest [--vector-index auto|flat|hnsw|ivf|ivfpq] SRC... INDEX
-        at = argv.index("--vector-index")
-        vector_index = argv[at + 1]
-        del argv[at : at + 2]
-    print(ingest(argv[:-1] or ["samples"], argv[-1] if argv else "index", vector_index=vector_index))
+    options: dict[str, Any] = {}
+    for flag, name, kind in (("--vector-index", "vector_index", str), ("--shards", "shards", int)):
+        if flag in argv:
+            at = argv.index(flag)
+            options[name] = kind(argv[at + 1])
+            del argv[at : at + 2]
+    print(ingest(argv[:-1] or ["samples"], argv[-1] if argv else "index", **options))
