@@ -11,6 +11,7 @@ open_index time and RSS, and the public ``search(mode="bm25")`` p50.
 
     PYTHONPATH=. .venv/bin/python bench/bench_scale.py [--sizes 100000,1000000] [--json]
         [--plot bench/scale.png] [--sweep 5000,10000,20000,50000,100000]
+    PYTHONPATH=. .venv/bin/python bench/bench_scale.py --ivfpq 200000   # IVF-PQ vs flat only
 
 ``--json`` prints one JSON object per size; otherwise a Markdown table (bench/RESULTS.md).
 """
@@ -26,6 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import scale_ivfpq  # noqa: E402
 from bench.common import REPO, current_rss_mib, interleaved, median, peak_rss_mib, run_child, table  # noqa: E402
 from bench.scale_corpus import CACHE, CHUNKS_PER_FILE, corpus  # noqa: E402
 
@@ -380,6 +382,7 @@ CHILDREN = {
     "vectors": lambda n, _: child_vectors(n),
     "build": lambda n, _: child_build(n),
     "open": lambda n, _: child_open(n),
+    "ivfpq": lambda n, _: scale_ivfpq.child_ivfpq(n),
 }
 
 
@@ -696,11 +699,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--profile-bm25", action="store_true", help="also profile BM25Index.build and time term counting"
     )
+    parser.add_argument(
+        "--ivfpq", default="", help="sizes for IVF-PQ vs flat only (bench/scale_ivfpq.py), nothing else"
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         name, n, arg = args.child
         print(json.dumps(CHILDREN[name](int(n), arg)))
+        return
+    if args.ivfpq:
+        for n in [int(s) for s in args.ivfpq.split(",") if s.strip()]:
+            record = run_child([__file__, "--child", "ivfpq", str(n), "-"], timeout=CHILD_TIMEOUT)
+            (CACHE / f"ivfpq-{n}.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
+            print(json.dumps(record) if args.json else scale_ivfpq.report(record), flush=True)
         return
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     records = []

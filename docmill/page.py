@@ -171,6 +171,21 @@ def form_html(query: str, mode: str, kind: str, path: str, k: int = DEFAULT_K) -
     )
 
 
+def partial_html(result: SearchResult) -> str:
+    """For a sharded index's partial result (docmill.shard_merge.ShardedResult): which shards
+    answered and why the others did not; nothing for a full result or one index."""
+    shards: Mapping[str, str] = getattr(result, "shards", None) or {}
+    missing = {name: why for name, why in shards.items() if why != "ok"}
+    if not missing:
+        return ""
+    answered = ", ".join(name for name, why in shards.items() if why == "ok") or "none"
+    why = "; ".join(f"{name}: {reason}" for name, reason in missing.items())
+    return (
+        f'<div class="partial error">Partial result: shards {html.escape(answered)} of {len(shards)} '
+        f"answered; not answering: {html.escape(why)}.</div>"
+    )
+
+
 def search_link(query: str, mode: str, kind: str, path: str, k: int = DEFAULT_K, abstain: bool = True) -> str:
     """The page's URL for a search (only the fields that differ from the defaults)."""
     fields = (("q", query), ("mode", mode), ("kind", kind), ("path", path))
@@ -225,7 +240,8 @@ def results_html(
     query: str, result: SearchResult, anyway: str = "", tokenizer: Tokenizer | None = None
 ) -> str:
     """The hits, or why there are none (``anyway``: the link that searches without abstaining)."""
-    notes = "".join(f'<p class="meta">note: {html.escape(n)}</p>' for n in result.notes)
+    notes = partial_html(result)
+    notes += "".join(f'<p class="meta">note: {html.escape(n)}</p>' for n in result.notes)
     if result.abstained:
         return notes + abstained_html(query, result, anyway)
     if not result.hits:

@@ -8,7 +8,9 @@ not re-parse; I/O tasks retry with exponential back-off. The index LOCK (flock) 
 whoever they are; the deployment's concurrency limit keeps a second scheduled run from even starting.
 
 Scale-out: pass ``dask_address`` (an existing cluster, e.g. "tcp://10.0.0.5:8786") or
-``dask_workers`` (a local cluster of N processes) to run parse and embed tasks on Dask.
+``dask_workers`` (a local cluster of N processes) to run parse and embed tasks on Dask. With
+``shards=N`` the tree is split into N index folders under ``index`` (flows/shards.py, as `docmill
+ingest --shards N`), each shard's ingest one task on that task runner.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from flows.outcomes import ParseOutcome, SourceRef
 from flows.pipeline import execute
 from flows.report import IngestReport
 from flows.run import IngestRun
+from flows.shards import finish_sharded_ingest, gather, ingest_shard, plan_sharded_ingest
 from flows.sources import parse_file
 from indexers.build.graph_file import GRAPH_VERSION
 from indexers.build.store import IndexStore
@@ -143,6 +146,36 @@ def _ingest_on_dask(sources: list[str], index: str, config: IngestConfig, full_r
     return _run(sources, index, config, full_rebuild)
 
 
+@task(cache_policy=NO_CACHE, **IO_RETRIES)
+def ingest_shard_task(
+    job: tuple[list[str], str, int, int], config: IngestConfig, full_rebuild: bool
+) -> IngestReport:
+    """One shard's ingest (flows.shards.ingest_shard: an ordinary index folder, incremental and
+    locked as one index is), with this process's model (a Dask worker loads it once) once the model
+    is named; "auto" is resolved per shard, as `docmill ingest --shards` does."""
+    embedder = None
+    if config.model != AUTO_MODEL:
+        embedder = _embedder(config.model, config.batch_size, config.embedding_backend)
+    return ingest_shard(*job, config, embedder, full_rebuild)
+
+
+def _run_shards(sources: list[str], index: str, config: IngestConfig, shards: int, full_rebuild: bool) -> Any:
+    """The sharded flow body: flows.shards' plan, one task per shard (on the flow's task runner),
+    then the same root manifest as `docmill ingest --shards`."""
+    if config.embedding_backend not in BACKENDS:
+        raise ValueError("the Prefect flow embeds locally only: use `docmill ingest` with an endpoint")
+    plan = plan_sharded_ingest(sources, index, shards)
+    futures = {i: ingest_shard_task.submit(job, config, full_rebuild) for i, job in plan.jobs.items()}
+    return finish_sharded_ingest(plan, gather({i: future.result for i, future in futures.items()}))
+
+
+@flow(name="ingest-shards-dask")
+def _shards_on_dask(
+    sources: list[str], index: str, config: IngestConfig, shards: int, full_rebuild: bool
+) -> Any:
+    return _run_shards(sources, index, config, shards, full_rebuild)
+
+
 def _dask_runner(dask_address: str | None, dask_workers: int) -> Any:
     from prefect_dask import DaskTaskRunner
 
@@ -169,12 +202,16 @@ def ingest(
     vector_index: str = "auto",
     include: list[str] | None = None,
     exclude: list[str] | None = None,
+    shards: int = 0,
 ) -> dict[str, Any]:
     """Index ``sources`` into ``index`` incrementally (``full_rebuild`` re-does everything) and
     publish the build atomically, after the quality gate if ``golden`` names a query set. Returns
     the report: added/changed/removed/unchanged/skipped/chunks/seconds/build, plus documents,
     indexed, parsed, embedded and published. Relative paths resolve against the worker's working directory.
-    ``include`` / ``exclude``: globs choosing the files under a source folder (flows.globs)."""
+    ``include`` / ``exclude``: globs choosing the files under a source folder (flows.globs).
+    ``shards``: split the tree into this many index folders under ``index`` plus a root manifest,
+    as `docmill ingest --shards` does (flows/shards.py), each shard's ingest one task (on Dask with
+    ``dask_address`` / ``dask_workers``); returns flows.shards.ShardedReport.to_json()."""
     logger = get_run_logger()
     config = IngestConfig(
         model=model,
@@ -188,6 +225,8 @@ def ingest(
         exclude=tuple(exclude or ()),
     )
     sources = [str(s) for s in sources]
+    if shards > 0:
+        return _ingest_shards(sources, index, config, shards, full_rebuild, (dask_address, dask_workers))
     if dask_address or dask_workers > 0:
         runner = _dask_runner(dask_address, dask_workers)
         report = _ingest_on_dask.with_options(task_runner=runner)(sources, index, config, full_rebuild)
@@ -203,13 +242,35 @@ def ingest(
     return {**report.to_json(), **details, "embedded": report.embedded, "published": report.published}
 
 
+def _ingest_shards(
+    sources: list[str],
+    index: str,
+    config: IngestConfig,
+    shards: int,
+    full_rebuild: bool,
+    dask: tuple[str | None, int],
+) -> dict[str, Any]:
+    logger = get_run_logger()
+    if dask[0] or dask[1] > 0:
+        runner = _dask_runner(*dask)
+        sharded = _shards_on_dask.with_options(task_runner=runner)(
+            sources, index, config, shards, full_rebuild
+        )
+    else:
+        sharded = _run_shards(sources, index, config, shards, full_rebuild)
+    logger.info(sharded.summary())
+    return dict(sharded.to_json())
+
+
 if __name__ == "__main__":
     import sys
 
+    # python -m flows.ingest [--vector-index auto|flat|hnsw|ivf|ivfpq] [--shards N] SRC... INDEX
     argv = sys.argv[1:]
-    vector_index = "auto"
-    if "--vector-index" in argv:  # python -m flows.ingest [--vector-index auto|flat|hnsw|ivf] SRC... INDEX
-        at = argv.index("--vector-index")
-        vector_index = argv[at + 1]
-        del argv[at : at + 2]
-    print(ingest(argv[:-1] or ["samples"], argv[-1] if argv else "index", vector_index=vector_index))
+    options: dict[str, Any] = {}
+    for flag, name, kind in (("--vector-index", "vector_index", str), ("--shards", "shards", int)):
+        if flag in argv:
+            at = argv.index(flag)
+            options[name] = kind(argv[at + 1])
+            del argv[at : at + 2]
+    print(ingest(argv[:-1] or ["samples"], argv[-1] if argv else "index", **options))

@@ -9,10 +9,11 @@ ingests run as tasks on its workers (one shard per task; each worker loads its o
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,59 @@ def ingest_shard(
     return run_ingest(picked, folder, config, embedder=embedder, full_rebuild=full_rebuild)  # type: ignore[arg-type]
 
 
+@dataclass
+class ShardPlan:
+    """What one sharded run does: the root manifest to fill and, per shard that has files, the
+    arguments of its ``ingest_shard`` call (sources, folder, shard, shards)."""
+
+    root: Path
+    manifest: RootManifest
+    jobs: dict[int, tuple[list[str], str, int, int]]
+    started: float
+
+
+def plan_sharded_ingest(sources: Sequence[str | Path], root: str | Path, shards: int) -> ShardPlan:
+    """The shards' jobs for ``sources`` under ``root`` (refused as plan_shards says)."""
+    started = time.perf_counter()
+    root = Path(root)
+    manifest = plan_shards(root, sources, shards)
+    counts = shard_counts(sources, shards)
+    names = [str(s) for s in sources]
+    jobs = {i: (names, str(manifest.folder(root, e)), i, shards) for i, e in enumerate(manifest.shards)}
+    for i, entry in enumerate(manifest.shards):
+        if counts[i]:
+            log.info("shard %s: %d files", entry.name, counts[i])
+    return ShardPlan(root, manifest, {i: job for i, job in jobs.items() if counts[i]}, started)
+
+
+def finish_sharded_ingest(plan: ShardPlan, reports: dict[int, IngestReport]) -> ShardedReport:
+    """Record every shard's build in the root manifest and write it (last, atomically)."""
+    out = ShardedReport(str(plan.root))
+    for i, entry in enumerate(plan.manifest.shards):
+        report = reports.get(i)
+        _record(entry, report, plan.manifest.folder(plan.root, entry))
+        out.shards[entry.name] = report
+    plan.manifest.write(plan.root)
+    out.seconds = time.perf_counter() - plan.started
+    return out
+
+
+def gather(results: dict[int, Callable[[], IngestReport]]) -> dict[int, IngestReport]:
+    """Every shard's report (``results``: a callable per shard that returns it or raises); a
+    failure is raised after all of them have finished, so no shard is left running unseen."""
+    reports: dict[int, IngestReport] = {}
+    failures: list[BaseException] = []
+    for i, result in results.items():
+        try:
+            reports[i] = result()
+        except Exception as exc:  # noqa: BLE001 - re-raised below, after the other shards
+            log.error("shard %d failed: %s", i, exc)
+            failures.append(exc)
+    if failures:
+        raise failures[0]
+    return reports
+
+
 def run_sharded_ingest(
     sources: Sequence[str | Path],
     root: str | Path,
@@ -123,36 +177,25 @@ def run_sharded_ingest(
     """Ingest ``sources`` into ``shards`` index folders under ``root`` and write the root manifest.
     A shard none of whose files is in the tree is recorded with no build (its old builds, if any,
     are no longer searched). Any shard's failure raises after the others finished; the root
-    manifest then still names the builds of the previous run."""
-    started = time.perf_counter()
-    root = Path(root)
+    manifest then still names the builds of the previous run. (The Prefect flow `ingest` runs the
+    same plan with its shards as tasks: flows/ingest.py.)"""
     config = config or IngestConfig()
-    manifest = plan_shards(root, sources, shards)
-    counts = shard_counts(sources, shards)
-    names = [str(s) for s in sources]
-    jobs = {i: (names, str(manifest.folder(root, e)), i, shards) for i, e in enumerate(manifest.shards)}
-    jobs = {i: job for i, job in jobs.items() if counts[i]}
-    reports: dict[int, IngestReport] = {}
+    plan = plan_sharded_ingest(sources, root, shards)
     if client is not None:  # one task per shard on the cluster's workers
         futures = {
             i: client.submit(
                 ingest_shard, *job, config, None, full_rebuild, key=f"ingest-shard-{i}", pure=False
             )
-            for i, job in jobs.items()
+            for i, job in plan.jobs.items()
         }
-        reports = {i: future.result() for i, future in futures.items()}
+        reports = gather({i: future.result for i, future in futures.items()})
     else:
-        for i, job in jobs.items():
-            log.info("shard %s: %d files", manifest.shards[i].name, counts[i])
-            reports[i] = ingest_shard(*job, config, embedder, full_rebuild)
-    out = ShardedReport(str(root))
-    for i, entry in enumerate(manifest.shards):
-        report = reports.get(i)
-        _record(entry, report, manifest.folder(root, entry))
-        out.shards[entry.name] = report
-    manifest.write(root)
-    out.seconds = time.perf_counter() - started
-    return out
+        calls = {
+            i: functools.partial(ingest_shard, *job, config, embedder, full_rebuild)
+            for i, job in plan.jobs.items()
+        }
+        reports = gather(calls)
+    return finish_sharded_ingest(plan, reports)
 
 
 def _record(entry: ShardEntry, report: IngestReport | None, folder: Path) -> None:

@@ -112,7 +112,8 @@ def _add_ingest(sub: Any) -> None:
         "--vector-index",
         default="auto",
         choices=VECTOR_INDEX_CHOICES,
-        help="FAISS index: auto (flat below 30k chunks, HNSW above; default), flat, hnsw or ivf",
+        help="FAISS index: auto (flat below 30k chunks, HNSW above; default), flat, hnsw, ivf or ivfpq "
+        "(IVF-PQ codes, candidates re-scored with the exact vectors: large shards)",
     )
     p.add_argument(
         "--include",

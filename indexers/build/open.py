@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from indexers.build.chunkstore import ChunkStore
-from indexers.build.files import VECTORS_FILE
+from indexers.build.files import EMBEDDINGS_FILE, VECTORS_FILE
 from indexers.build.graph_file import open_graph_file
 from indexers.build.manifest import Manifest
 from indexers.build.sections import vector_spec
@@ -84,8 +86,10 @@ def _open_vectors(folders: list[Path], infos: list[SegmentInfo], manifest: Manif
     for i, (folder, info) in enumerate(zip(folders, infos, strict=True)):
         faiss_index = load_faiss(folder / VECTORS_FILE)
         where = str(folder / VECTORS_FILE)
-        ann.check(faiss_index, ann.VectorIndexSpec.from_json(info.vectors), where)
+        spec = ann.VectorIndexSpec.from_json(info.vectors)
+        ann.check(faiss_index, spec, where)
         if i == largest:
             ann.check(faiss_index, vector_spec(manifest.extra), where)
-        indexes.append(faiss_index)
+        exact = folder / EMBEDDINGS_FILE  # IVF-PQ re-scores its candidates with these
+        indexes.append(ann.with_exact_vectors(faiss_index, spec, lambda f=exact: np.load(f, mmap_mode="r")))
     return indexes

@@ -190,7 +190,7 @@ def write_segment(
 
 
 def _save_vectors(folder: Path, vectors: np.ndarray, requested: str) -> ann.VectorIndexSpec:
-    spec = ann.choose(len(vectors), requested)
+    spec = ann.choose(len(vectors), requested, vectors.shape[1])
     save_faiss(build_faiss(vectors, spec), folder / VECTORS_FILE)
     return spec
 

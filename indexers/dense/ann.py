@@ -4,6 +4,8 @@ fast enough, an approximate index above that, recorded in the manifest and check
     flat  IndexFlatIP                exact; the default below FLAT_MAX_VECTORS (30k)
     hnsw  IndexHNSWFlat, inner prod  graph search; no remove_ids (rows are masked with a selector)
     ivf   IndexIVFFlat, inner prod   k-means cells; supports remove_ids
+    ivfpq IndexIVFPQ, inner prod     k-means cells of 48-byte codes, candidates re-scored with the
+                                     exact vectors (indexers/dense/ivfpq.py); for large shards
 
 Vectors are L2-normalised, so inner product is cosine and HNSW/IVF rank exactly as flat would on
 the rows they visit. ``probe`` is how much of an approximate index one query explores (HNSW
@@ -14,13 +16,13 @@ vectors, and a query may ask for more (or less).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-KINDS = ("flat", "hnsw", "ivf")
+KINDS = ("flat", "hnsw", "ivf", "ivfpq")
 CHOICES = ("auto", *KINDS)
 # Below this many vectors flat search is the default. One flat query on one core here costs ~0.07 ms
 # per 1,000 vectors (1.4 ms at 20k, 10 ms at 100k, 120 ms at 1M), HNSW ~0.2-1 ms at any of these
@@ -42,6 +44,16 @@ HNSW_EF_SEARCH = 128
 IVF_TRAIN_PER_CELL = 64
 IVF_NPROBE_SHARE = 1 / 64  # default nprobe: this share of the cells, at least IVF_MIN_NPROBE
 IVF_MIN_NPROBE = 16
+# IVF-PQ: IVF's cells, a wider default probe (scanning codes is cheap), and refine x k candidates
+# re-scored with the exact vectors. Mixture vectors, 2048 cells, 48-byte codes (bench/bench_scale.py
+# --ivfpq 200000,500000; docs/SCALING.md): recall@10 vs flat at nprobe 16 / 32 / 64 / 128 (refine
+# 10) 0.91 / 0.97 / 0.98 / 0.99 at 200k, 0.91 / 0.96 / 0.97 / 0.97 at 500k; at nprobe 64 and refine
+# 1 / 3 / 10 / 30: 0.57 / 0.87 / 0.98 / 0.994 at 200k, 0.53 / 0.81 / 0.97 / 0.994 at 500k (p50 0.66
+# / 0.78 ms at refine 30). Past nprobe 64 the codes' candidate list limits recall, and it shrinks as
+# N grows at refine 10, so the default re-scores 30 x k rows (450 KB of exact vectors per query).
+IVFPQ_NPROBE_SHARE = 1 / 32
+IVFPQ_MIN_NPROBE = 32
+IVFPQ_REFINE = 30
 MANIFEST_KEY = "vectors"
 # A filter that keeps at most this share of the rows is searched exactly (over the allowed rows
 # only): a graph walk would visit mostly rows it must skip, and the exact scan is a bitmap check
@@ -65,6 +77,8 @@ class VectorIndexSpec:
     ef_construction: int = 0
     nlist: int = 0
     probe: int = 0
+    pq_m: int = 0
+    refine: int = 0
 
     def __post_init__(self) -> None:
         check_choice(self.kind, KINDS)
@@ -76,6 +90,8 @@ class VectorIndexSpec:
             out.update(M=self.m, ef_construction=self.ef_construction, ef_search=self.probe)
         elif self.kind == "ivf":
             out.update(nlist=self.nlist, nprobe=self.probe)
+        elif self.kind == "ivfpq":
+            out.update(nlist=self.nlist, nprobe=self.probe, pq_m=self.pq_m, refine=self.refine)
         return out
 
     @classmethod
@@ -92,6 +108,8 @@ class VectorIndexSpec:
             ef_construction=int(values.get("ef_construction", 0)),
             nlist=int(values.get("nlist", 0)),
             probe=int(values.get("ef_search", values.get("nprobe", 0))),
+            pq_m=int(values.get("pq_m", 0)),
+            refine=int(values.get("refine", 0)),
         )
 
 
@@ -101,12 +119,26 @@ def check_choice(value: str, choices: tuple[str, ...] = CHOICES) -> str:
     return value
 
 
-def choose(n_vectors: int, requested: str = "auto") -> VectorIndexSpec:
-    """The index for ``n_vectors`` rows: ``requested`` when it names a kind, else by size."""
+def choose(n_vectors: int, requested: str = "auto", dim: int = 384) -> VectorIndexSpec:
+    """The index for ``n_vectors`` rows of ``dim`` dimensions: ``requested`` when it names a kind,
+    else by size. IVF-PQ below ``ivfpq.MIN_VECTORS`` rows is flat (too few to train its codes)."""
+    from indexers.dense import ivfpq
+
     check_choice(requested)
     kind = requested
     if requested == "auto":
         kind = "flat" if n_vectors < FLAT_MAX_VECTORS else AUTO_ANN
+    if kind == "ivfpq" and n_vectors >= ivfpq.MIN_VECTORS:
+        nlist = ivf_cells(n_vectors)
+        nprobe = min(nlist, max(IVFPQ_MIN_NPROBE, round(nlist * IVFPQ_NPROBE_SHARE)))
+        return VectorIndexSpec(
+            "ivfpq",
+            requested,
+            nlist=nlist,
+            probe=nprobe,
+            pq_m=ivfpq.pq_subquantizers(dim),
+            refine=IVFPQ_REFINE,
+        )
     if kind == "hnsw":
         return VectorIndexSpec(
             "hnsw", requested, m=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, probe=HNSW_EF_SEARCH
@@ -150,6 +182,12 @@ def build(vectors: np.ndarray, spec: VectorIndexSpec, seed: int = 1234) -> Any:
         # The quantizer belongs to the index from here on (else Python may free it first).
         index.own_fields = True
         quantizer.this.disown()
+    elif spec.kind == "ivfpq":
+        from indexers.dense import ivfpq
+
+        size = max(spec.nlist * IVF_TRAIN_PER_CELL, 2**ivfpq.PQ_BITS * ivfpq.PQ_TRAIN_PER_CENTROID)
+        sample = _training_sample(vectors, size, seed)
+        return ivfpq.build_ivfpq(vectors, spec.nlist, spec.pq_m, spec.probe, sample, seed)
     else:
         index = faiss.IndexFlatIP(dim)
     if len(vectors):
@@ -168,7 +206,19 @@ def describe(index: Any) -> VectorIndexSpec:
     """What a loaded FAISS index is, as a spec (``requested`` unknown: set to its kind)."""
     import faiss
 
-    index = faiss.downcast_index(index)
+    from indexers.dense.ivfpq import RerankedIVFPQ
+
+    refine = index.refine if isinstance(index, RerankedIVFPQ) else 0
+    index = faiss.downcast_index(index.index if isinstance(index, RerankedIVFPQ) else index)
+    if isinstance(index, faiss.IndexIVFPQ):
+        return VectorIndexSpec(
+            "ivfpq",
+            "ivfpq",
+            nlist=int(index.nlist),
+            probe=int(index.nprobe),
+            pq_m=int(index.pq.M),
+            refine=refine,
+        )
     if isinstance(index, faiss.IndexHNSWFlat):
         hnsw = index.hnsw
         m = int(hnsw.nb_neighbors(1))  # type: ignore[attr-defined]  # stub lacks it  # level 1 holds M links (level 0 holds 2M)
@@ -189,7 +239,8 @@ def check(index: Any, expected: VectorIndexSpec, where: str = "vectors.faiss") -
     mismatch = (
         found.kind != expected.kind
         or (found.kind == "hnsw" and found.m != expected.m)
-        or (found.kind == "ivf" and found.nlist != expected.nlist)
+        or (found.kind in ("ivf", "ivfpq") and found.nlist != expected.nlist)
+        or (found.kind == "ivfpq" and found.pq_m != expected.pq_m)
     )
     if mismatch:
         raise VectorIndexMismatch(
@@ -206,7 +257,7 @@ def set_probe(index: Any, probe: int) -> None:
     index = faiss.downcast_index(index)
     if isinstance(index, faiss.IndexHNSWFlat):
         index.hnsw.efSearch = probe
-    elif isinstance(index, faiss.IndexIVFFlat):
+    elif isinstance(index, (faiss.IndexIVFFlat, faiss.IndexIVFPQ)):
         index.nprobe = min(probe, index.nlist)
 
 
@@ -220,7 +271,7 @@ def search_parameters(index: Any, probe: int | None, k: int, selector: Any | Non
         ef = max(probe if probe is not None else int(concrete.hnsw.efSearch), k)
         params: Any = faiss.SearchParametersHNSW()  # type: ignore[attr-defined]  # stub lacks it
         params.efSearch = ef
-    elif isinstance(concrete, faiss.IndexIVFFlat):
+    elif isinstance(concrete, faiss.IndexIVF):
         params = faiss.SearchParametersIVF()
         params.nprobe = min(probe if probe is not None else int(concrete.nprobe), int(concrete.nlist))
     else:
@@ -238,7 +289,7 @@ def exact_parameters(index: Any, selector: Any | None) -> tuple[Any, Any]:
     concrete = faiss.downcast_index(index)
     if isinstance(concrete, faiss.IndexHNSWFlat):
         target, params = faiss.downcast_index(concrete.storage), faiss.SearchParameters()
-    elif isinstance(concrete, faiss.IndexIVFFlat):
+    elif isinstance(concrete, faiss.IndexIVF):
         target, params = concrete, faiss.SearchParametersIVF()
         params.nprobe = int(concrete.nlist)
     else:
@@ -251,6 +302,16 @@ def exact_parameters(index: Any, selector: Any | None) -> tuple[Any, Any]:
 def narrow_filter(allowed: int, total: int, k: int) -> bool:
     """Whether a filter keeping ``allowed`` of ``total`` rows is searched exactly."""
     return allowed <= max(k, int(total * EXACT_FILTER_SHARE))
+
+
+def with_exact_vectors(index: Any, spec: VectorIndexSpec, load_vectors: Callable[[], np.ndarray]) -> Any:
+    """``index`` ready to search: an IVF-PQ index paired with its exact vectors (``load_vectors()``,
+    e.g. the segment's embeddings.npy memory-mapped) to re-score candidates; any other as it is."""
+    if spec.kind != "ivfpq":
+        return index
+    from indexers.dense.ivfpq import RerankedIVFPQ
+
+    return RerankedIVFPQ(index, load_vectors(), spec.refine or IVFPQ_REFINE)
 
 
 def is_approximate(index: Any) -> bool:

@@ -9,15 +9,17 @@ from typing import Any
 import numpy as np
 
 from indexers.dense.ann import VectorIndexSpec
+from indexers.dense.ivfpq import RerankedIVFPQ
 
 
 def build_faiss(vectors: np.ndarray, index: str | VectorIndexSpec = "flat") -> Any:
     """A FAISS inner-product index over ``vectors`` (rows = ids). ``index``: a kind ("flat",
-    "hnsw", "ivf"), "auto" (by size: indexers.dense.ann.choose) or a spec; record
+    "hnsw", "ivf", "ivfpq": pair it with its vectors, ``ann.with_exact_vectors``, to search),
+    "auto" (by size: indexers.dense.ann.choose) or a spec; record
     ``indexers.dense.ann.describe(result)`` (or the spec) next to it, so a reader can check the file."""
     from indexers.dense import ann
 
-    spec = index if isinstance(index, VectorIndexSpec) else ann.choose(len(vectors), index)
+    spec = index if isinstance(index, VectorIndexSpec) else ann.choose(len(vectors), index, vectors.shape[1])
     return ann.build(vectors, spec)
 
 
@@ -78,6 +80,9 @@ def search_faiss(
     threads = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(1)
     try:
+        if isinstance(index, RerankedIVFPQ):  # IVF-PQ codes, candidates re-scored exactly
+            narrow = allowed is not None and ann.narrow_filter(int(allowed.sum()), n, k)
+            return index.search(query, want, allowed, probe, exhaustive=narrow)
         approximate = ann.is_approximate(index)
         if approximate and allowed is not None and ann.narrow_filter(int(allowed.sum()), n, k):
             target, exact = ann.exact_parameters(index, selector)  # faster and exact for a few rows
