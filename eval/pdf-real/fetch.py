@@ -22,6 +22,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SHA256 = {
+    "pypdf-example.pdf": "70fc2da549a8232d4f7c2323f2f99f242bbd34261e4977527484df319fff8eb2",
+    "GeoBase_NHNC1_Data_Model_UML_EN.pdf": "738c3bd4d56f3ffa5b88861c8c7b6b5c87ceee292fb9e6e8fa729c5f10288667",
+    "test_Grobid_1_05452615.pdf": "3242c2566357e1ad45b812804aaf1fa938046fc6009172f729c9aee89dcc887a",
+    "Wang-paperAVE2008.pdf": "c02abe5da7005d7618e630e6116fe152746dc55edcd02a6be5c9cf575c6477b3",
+    "MullenJSSv18i03.pdf": "a1491dbb213d53ceb83436c1314b9b5ee5a484a988a70e987339e953dba7fc4a",
+    "gadr.pdf": "823952f5f5f45b1b9e5fa6026b747f0ba3c341fa1c1a0b43b7ad583f4457433a",
+    "0807.3577.pdf": "8959058df3c87c577599b6ebf686c2b49e77edbac36c3c86b9a20e6a9879017a",
+    "compressed.tracemonkey-pldi-09.pdf": "3662ff519e485810520552bf301d8c3b2b917fd2f83303f4965d7abed367e113",
     "DA-1p.pdf": "37f90b79628166dac32d95739e058e20805a3fe0e8652ce58c725b154a0df261",
     "Grammar-Matters.pdf": "cd36f061693e722a22f1033c02cdfad8d0978526a8314fc248d98a27166c3b7d",
     "Flash-Masques-Temperature.pdf": "8edd877d90914aa2f4f9b7924cef0fb3c419abd9e2af10e8ba5bebe768450a0d",
