@@ -22,6 +22,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SHA256 = {
+    "failure-after-repair.pdf": "78b8fd4b4d631e14dfcac6a19da88bb9ad79b1d45c4125bfdfd6801ad4f53eaf",
+    "thesis-digital-finance-zh.pdf": "32b4786992f84a5d5cc576466a0117cf80935c964b1299099aa9772a7e2ae0ff",
+    "svolt-lfp-datasheet.pdf": "1f30c85b7ef68f2bc2c1361802e1e31f1d716cdbbb22b6ba229f31f40d09714e",
     "pypdf-example.pdf": "70fc2da549a8232d4f7c2323f2f99f242bbd34261e4977527484df319fff8eb2",
     "GeoBase_NHNC1_Data_Model_UML_EN.pdf": "738c3bd4d56f3ffa5b88861c8c7b6b5c87ceee292fb9e6e8fa729c5f10288667",
     "test_Grobid_1_05452615.pdf": "3242c2566357e1ad45b812804aaf1fa938046fc6009172f729c9aee89dcc887a",
