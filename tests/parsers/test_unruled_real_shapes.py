@@ -143,3 +143,44 @@ def test_regression_table_pdf_cells_exact(tmp_path: Path) -> None:
     table = tables[0]
     assert [tuple(r) for r in (*table.header, *table.body)] == expected_rows()
     assert (table.title or "").startswith("Table 4.6")  # the caption is its title, not a row
+
+
+SPREAD_ROWS = (("", "Numbers", "%"), ("Witney Central", "78", "2.9"), ("Witney East", "72", "1.5"))
+SPREAD_ROWS += (("Witney North", "43", "1.7"), ("Ducklington", "20", "1.5"), ("Great Britain", "-", "3.8"))
+SENTENCE = "the median gross earnings for employees working in the district were lower"
+
+
+def spread_words() -> list[Word]:
+    """A two-page spread: a table on the left page (rows 12 pt apart), prose on the right page
+    (lines 11 pt apart, so some share a line with a table row but never its baseline)."""
+    out = [
+        word(text, x, 100.0 + 12.0 * i)
+        for i, row in enumerate(SPREAD_ROWS)
+        for text, x in zip(row, (30.0, 200.0, 260.0), strict=True)
+        if text
+    ]
+    for i in range(10):
+        x = 450.0
+        for part in SENTENCE.split():
+            out.append(word(part, x, 95.3 + 11.0 * i))
+            x += CHAR_W * len(part) + 2.0
+    return out
+
+
+def test_table_on_the_left_page_of_a_spread_leaves_the_right_page_out() -> None:
+    (table,) = unruled.find_tables(spread_words())
+    assert [tuple(r) for r in table.rows] == list(SPREAD_ROWS)
+
+
+def test_no_fold_between_long_labels_and_their_figures() -> None:
+    """Long row labels (prose-like chunks) and figures far right share each baseline: no fold."""
+    labels = [f"number of claimants per vacancy in ward {k}" for k in range(6)]
+    words = []
+    for i, label in enumerate(labels):
+        x = 30.0
+        for part in label.split():
+            words.append(word(part, x, 100.0 + 12.0 * i))
+            x += CHAR_W * len(part) + 2.0
+        words += [word(f"{10 + i}.5", 420.0, 100.0 + 12.0 * i), word(f"{3 + i}.1", 480.0, 100.0 + 12.0 * i)]
+    lines = [unruled.split_chunks(ws) for ws in unruled.group_lines(words)]
+    assert unruled.page_fold(lines, 480.0) is None

@@ -42,7 +42,6 @@ from parsers.pdf.tables.unruled_cells import (
     labels_on_the_right,
     merge_wrapped,
     trim_tail,
-    word_count,
 )
 from parsers.pdf.tables.unruled_guards import is_data_table, is_numeric, is_year
 from parsers.pdf.tables.unruled_header import (
@@ -53,15 +52,24 @@ from parsers.pdf.tables.unruled_header import (
     join_wrapped_header,
     kept_spans,
 )
+from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
 
-__all__ = ["Chunk", "Line", "UnruledTable", "Word", "find_tables", "group_lines"]
+__all__ = [
+    "Chunk",
+    "Line",
+    "UnruledTable",
+    "Word",
+    "find_tables",
+    "group_lines",
+    "lanes",
+    "page_fold",
+    "page_gutter",
+]
 
 CHUNK_GAP = 0.6  # x font size: a gap wider than this between two words may separate two cells
 MAX_LINE_GAP = 2.2  # x line height: a wider vertical gap ends a table
 MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, wrapped labels)
 MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
-PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is prose
-PROSE_WIDTH = 0.25
 _READING = attrgetter("top", "x0")  # sort key: top to bottom, then left to right
 # a caption line: a table or figure label and its number ("Table 3:", "Fig. 2", "表 4.6", "续表 4.7");
 # stricter than labels.TABLE_OR_FIGURE_LABEL, which would also take a row label like "TableBank"
@@ -94,65 +102,6 @@ def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
         else:
             chunks[-1].append(word)
     return Line(tuple(Chunk(tuple(c)) for c in chunks))
-
-
-# --- text columns of the page -------------------------------------------------------------------
-
-
-def _is_prose(chunk: Chunk, text_width: float) -> bool:
-    return word_count(chunk) >= PROSE_WORDS and chunk.x1 - chunk.x0 >= PROSE_WIDTH * text_width
-
-
-def page_gutter(lines: Sequence[Line], text_width: float) -> float | None:
-    """The x of a gutter between text columns: the widest strip in the middle of the text that no
-    prose chunk crosses, with at least three prose chunks on each side; None on a one-column page."""
-    prose = [c for line in lines for c in line.chunks if _is_prose(c, text_width)]
-    if len(prose) < 6:
-        return None
-    lo, hi = min(c.x0 for c in prose), max(c.x1 for c in prose)
-    a, b = lo + 0.2 * (hi - lo), hi - 0.2 * (hi - lo)
-    best: tuple[float, float] | None = None
-    edge = a  # sweep the prose extents left to right: the free strips are the gaps between them
-    for x0, x1 in sorted((c.x0, c.x1) for c in prose if c.x1 > a and c.x0 < b):
-        if x0 > edge and (best is None or x0 - edge > best[1] - best[0]):
-            best = (edge, x0)
-        edge = max(edge, x1)
-    if edge < b and (best is None or b - edge > best[1] - best[0]):
-        best = (edge, b)
-    if best is None:
-        return None
-    mid = (best[0] + best[1]) / 2
-    left = sum(1 for c in prose if c.x1 <= mid)
-    right = sum(1 for c in prose if c.x0 >= mid)
-    return mid if left >= 3 and right >= 3 else None
-
-
-def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list[Line]]:
-    """Sequences of lines to search for tables: the whole page, or, on a page with a gutter, the
-    lines cut at it (only lines near prose: a full-width table below two text columns stays whole)."""
-    mid = page_gutter(lines, text_width) if depth > 0 else None
-    if mid is None:
-        return [list(lines)]
-    crossing = [any(c.x0 < mid < c.x1 for c in line.chunks) for line in lines]
-    prose_line = [
-        not crossing[i] and any(_is_prose(c, text_width) for c in line.chunks) for i, line in enumerate(lines)
-    ]
-    left: list[Line] = []
-    right: list[Line] = []
-    whole: list[Line] = []
-    for i, line in enumerate(lines):
-        near = any(prose_line[k] for k in range(max(0, i - 1), min(len(lines), i + 2)))
-        if crossing[i] or not near:
-            whole.append(line)
-            continue
-        lc = tuple(c for c in line.chunks if c.x1 <= mid)
-        rc = tuple(c for c in line.chunks if c.x0 >= mid)
-        if lc:
-            left.append(Line(lc))
-        if rc:
-            right.append(Line(rc))
-    width = text_width / 2
-    return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
 
 
 # --- blocks and columns -------------------------------------------------------------------------
