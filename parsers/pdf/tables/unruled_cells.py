@@ -216,8 +216,14 @@ TOUCH_RATIO = 0.15  # x font size: pdfplumber's x_tolerance_ratio, the gap insid
 
 def touching(a: Word, b: Word) -> bool:
     """``b`` starts where ``a`` ends (within a word's letter gap): one word the text layer split
-    only for a change of size or font ("1.778" + superscript "***", "B" + subscript "1")."""
-    return -0.5 * min(a.size, b.size) <= b.x0 - a.x1 <= TOUCH_RATIO * max(a.size, b.size, 1.0)
+    only for a change of size or font ("1.778" + superscript "***", "B" + subscript "1", small
+    capitals "S" + "PECTER"). Words of nearly but not quite equal size (OCR'd text layers size
+    each word on its own) stay apart."""
+    small, large = sorted((a.size, b.size))
+    script = small <= 0.85 * large  # a script or small capitals; near sizes: OCR'd words, kept apart
+    same = small >= 0.98 * large  # a change of font alone (a bold word's regular full stop)
+    gap = b.x0 - a.x1
+    return (script or same) and -TOUCH_RATIO * small <= gap <= TOUCH_RATIO * max(large, 1.0)
 
 
 def join_words(words: Sequence[Word]) -> str:
