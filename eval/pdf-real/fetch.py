@@ -3,6 +3,9 @@ GitHub at the pinned commits into eval/pdf-real/pdfs/, checking each file's SHA-
 
     PYTHONPATH=. .venv/bin/python eval/pdf-real/fetch.py
 
+Offline: with PDF_REAL_MIRRORS=DIR, a file is read from a local clone DIR/<owner>+<name> (git show
+<commit>:<path>) instead of downloaded; the checksum is checked the same way.
+
 The PDFs are third-party and evaluation-only (licences in expected.json and README.md); they are not
 committed.
 """
@@ -11,12 +14,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SHA256 = {
+    "failure-after-repair.pdf": "78b8fd4b4d631e14dfcac6a19da88bb9ad79b1d45c4125bfdfd6801ad4f53eaf",
+    "thesis-digital-finance-zh.pdf": "32b4786992f84a5d5cc576466a0117cf80935c964b1299099aa9772a7e2ae0ff",
+    "svolt-lfp-datasheet.pdf": "1f30c85b7ef68f2bc2c1361802e1e31f1d716cdbbb22b6ba229f31f40d09714e",
+    "pypdf-example.pdf": "70fc2da549a8232d4f7c2323f2f99f242bbd34261e4977527484df319fff8eb2",
+    "GeoBase_NHNC1_Data_Model_UML_EN.pdf": "738c3bd4d56f3ffa5b88861c8c7b6b5c87ceee292fb9e6e8fa729c5f10288667",
+    "test_Grobid_1_05452615.pdf": "3242c2566357e1ad45b812804aaf1fa938046fc6009172f729c9aee89dcc887a",
+    "Wang-paperAVE2008.pdf": "c02abe5da7005d7618e630e6116fe152746dc55edcd02a6be5c9cf575c6477b3",
+    "MullenJSSv18i03.pdf": "a1491dbb213d53ceb83436c1314b9b5ee5a484a988a70e987339e953dba7fc4a",
+    "gadr.pdf": "823952f5f5f45b1b9e5fa6026b747f0ba3c341fa1c1a0b43b7ad583f4457433a",
+    "0807.3577.pdf": "8959058df3c87c577599b6ebf686c2b49e77edbac36c3c86b9a20e6a9879017a",
+    "compressed.tracemonkey-pldi-09.pdf": "3662ff519e485810520552bf301d8c3b2b917fd2f83303f4965d7abed367e113",
     "DA-1p.pdf": "37f90b79628166dac32d95739e058e20805a3fe0e8652ce58c725b154a0df261",
     "Grammar-Matters.pdf": "cd36f061693e722a22f1033c02cdfad8d0978526a8314fc248d98a27166c3b7d",
     "Flash-Masques-Temperature.pdf": "8edd877d90914aa2f4f9b7924cef0fb3c419abd9e2af10e8ba5bebe768450a0d",
@@ -28,11 +44,25 @@ SHA256 = {
     "all-number-table.pdf": "7001d67f637739d16e3e397354314ba2ed1a56b4ec3f2b77931047602d64f830",
     "chevron-page.pdf": "d66f6dc8248f896a0021784ffa9a9de99005cba5cc46ae180ac9494b35def7d4",
     "embedded-images-tables.pdf": "00cf5fc3c334076f982b88d4e8f8bf1ecdf8273ce2b1de9d79f462b1c0a54e65",
+    "iop-germinated-wheat.pdf": "d61c16e3059ff3597b108ab7eead29723f19d1c48bcf0eceb095555b552256f1",
+    "issue-00369-excel.pdf": "39ab39d1017db1879c358c45eda293a73ca0cc03001f331e3ba72b61fb72a9fb",
+    "multi-column.pdf": "3e67fc1a9977715acf722d85f0b7d124b03715e975f6310a4d6c12094190912f",
+    "tebon-research-report.pdf": "0aff210b70de7ec5bb6e958a13a95a8ffcfaf3389f69939e4a2ff3eb3fbe0e6c",
     "interface-config-guide-p93.pdf": "49afbd240077426a8cfb0ee3da73c41c404e85fa8c782f0e77cf8b8a72a25ea9",
     "korean-text-with-tables.pdf": "36421881cd85efede8bebe018754fb99e21eb12eab5985c37409b10e66855130",
     "layout-parser-paper-with-table.pdf": "55f26780e13d9cae60cfcbfe031cc70751d791bb3766d5c40ec8af800d235ef7",
     "reliance.pdf": "5b55204370b8c1254d560539666930c14874d407bf8cd34ab4ad894943781e39",
 }
+
+
+def _read(src: dict, url: str) -> bytes:
+    mirrors = os.environ.get("PDF_REAL_MIRRORS")
+    if mirrors:
+        clone = Path(mirrors) / src["repo"].replace("/", "+")
+        show = ["git", "-C", str(clone), "show", f"{src['commit']}:{src['path']}"]
+        return subprocess.run(show, check=True, capture_output=True).stdout  # noqa: S603 (fixed argv)
+    with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 (pinned https URL)
+        return response.read()
 
 
 def main() -> None:
@@ -44,8 +74,7 @@ def main() -> None:
         if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == SHA256[name]:
             continue
         url = f"https://raw.githubusercontent.com/{src['repo']}/{src['commit']}/{src['path']}"
-        with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 (pinned https URL)
-            data = response.read()
+        data = _read(src, url)
         if hashlib.sha256(data).hexdigest() != SHA256[name]:
             sys.exit(f"{name}: checksum mismatch for {url}")
         target.write_bytes(data)

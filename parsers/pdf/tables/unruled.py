@@ -24,7 +24,8 @@ Coordinates are top-down, in points, as pdfplumber gives them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -36,6 +37,7 @@ from parsers.pdf.tables.unruled_cells import (
     build_grid,
     cell_text,
     first_data_line,
+    group_lines,
     header_count,
     labels_on_the_right,
     merge_wrapped,
@@ -50,16 +52,31 @@ from parsers.pdf.tables.unruled_header import (
     join_wrapped_header,
     kept_spans,
 )
+from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
 
-__all__ = ["Chunk", "Line", "UnruledTable", "Word", "find_tables"]
+__all__ = [
+    "Chunk",
+    "Line",
+    "UnruledTable",
+    "Word",
+    "find_tables",
+    "group_lines",
+    "lanes",
+    "page_fold",
+    "page_gutter",
+]
 
 CHUNK_GAP = 0.6  # x font size: a gap wider than this between two words may separate two cells
 MAX_LINE_GAP = 2.2  # x line height: a wider vertical gap ends a table
 MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, wrapped labels)
 MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
-PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is prose
-PROSE_WIDTH = 0.25
 _READING = attrgetter("top", "x0")  # sort key: top to bottom, then left to right
+# a caption line: a table or figure label and its number ("Table 3:", "Fig. 2", "表 4.6", "续表 4.7");
+# stricter than labels.TABLE_OR_FIGURE_LABEL, which would also take a row label like "TableBank"
+_CAPTION_START = re.compile(
+    r"^(?:(?:table|tab\.|tableau|tabelle|figure|fig\.)\s*(?:\d|[ivxlc]+\b)|[续續]?\s*[表图]\s*[\d一二三四五六七八九十])",
+    re.IGNORECASE,
+)
 HEADER_GAP = 6.0  # x line height: a header row may stand this far above the body (a rule between)
 
 
@@ -76,20 +93,6 @@ class UnruledTable:
     column_names: tuple[str, ...] = ()  # flattened labels, when partial rules say what spans what
 
 
-def group_lines(words: Iterable[Word]) -> list[list[Word]]:
-    """Words into lines (vertical overlap over half the smaller height), each left to right."""
-    lines: list[list[Word]] = []
-    for word in sorted(words, key=_READING):
-        for line in reversed(lines[-4:]):
-            ref = line[0]
-            if min(ref.bottom, word.bottom) - max(ref.top, word.top) > 0.5 * min(ref.height, word.height):
-                line.append(word)
-                break
-        else:
-            lines.append([word])
-    return [sorted(line, key=lambda w: w.x0) for line in lines]
-
-
 def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
     """One line's words as chunks, cut where the gap exceeds ``gap`` x the font size."""
     chunks: list[list[Word]] = [[words[0]]]
@@ -101,75 +104,22 @@ def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
     return Line(tuple(Chunk(tuple(c)) for c in chunks))
 
 
-# --- text columns of the page -------------------------------------------------------------------
-
-
-def _is_prose(chunk: Chunk, text_width: float) -> bool:
-    return len(chunk.words) >= PROSE_WORDS and chunk.x1 - chunk.x0 >= PROSE_WIDTH * text_width
-
-
-def page_gutter(lines: Sequence[Line], text_width: float) -> float | None:
-    """The x of a gutter between text columns: the widest strip in the middle of the text that no
-    prose chunk crosses, with at least three prose chunks on each side; None on a one-column page."""
-    prose = [c for line in lines for c in line.chunks if _is_prose(c, text_width)]
-    if len(prose) < 6:
-        return None
-    lo, hi = min(c.x0 for c in prose), max(c.x1 for c in prose)
-    a, b = lo + 0.2 * (hi - lo), hi - 0.2 * (hi - lo)
-    best: tuple[float, float] | None = None
-    edge = a  # sweep the prose extents left to right: the free strips are the gaps between them
-    for x0, x1 in sorted((c.x0, c.x1) for c in prose if c.x1 > a and c.x0 < b):
-        if x0 > edge and (best is None or x0 - edge > best[1] - best[0]):
-            best = (edge, x0)
-        edge = max(edge, x1)
-    if edge < b and (best is None or b - edge > best[1] - best[0]):
-        best = (edge, b)
-    if best is None:
-        return None
-    mid = (best[0] + best[1]) / 2
-    left = sum(1 for c in prose if c.x1 <= mid)
-    right = sum(1 for c in prose if c.x0 >= mid)
-    return mid if left >= 3 and right >= 3 else None
-
-
-def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list[Line]]:
-    """Sequences of lines to search for tables: the whole page, or, on a page with a gutter, the
-    lines cut at it (only lines near prose: a full-width table below two text columns stays whole)."""
-    mid = page_gutter(lines, text_width) if depth > 0 else None
-    if mid is None:
-        return [list(lines)]
-    crossing = [any(c.x0 < mid < c.x1 for c in line.chunks) for line in lines]
-    prose_line = [
-        not crossing[i] and any(_is_prose(c, text_width) for c in line.chunks) for i, line in enumerate(lines)
-    ]
-    left: list[Line] = []
-    right: list[Line] = []
-    whole: list[Line] = []
-    for i, line in enumerate(lines):
-        near = any(prose_line[k] for k in range(max(0, i - 1), min(len(lines), i + 2)))
-        if crossing[i] or not near:
-            whole.append(line)
-            continue
-        lc = tuple(c for c in line.chunks if c.x1 <= mid)
-        rc = tuple(c for c in line.chunks if c.x0 >= mid)
-        if lc:
-            left.append(Line(lc))
-        if rc:
-            right.append(Line(rc))
-    width = text_width / 2
-    return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
-
-
 # --- blocks and columns -------------------------------------------------------------------------
 
 
 def blocks(lines: Sequence[Line]) -> list[list[Line]]:
     """Runs of lines that may form a table: lines with two chunks or more, close together, with at
-    most ``MAX_SINGLE_RUN`` short one-chunk lines in a row between them."""
+    most ``MAX_SINGLE_RUN`` short one-chunk lines in a row between them; a caption line ("Table 3:",
+    "表 4.6", set with wide gaps by justification or centring) ends a run."""
     out: list[list[Line]] = []
     current: list[Line] = []
     singles = 0
     for line in sorted(lines, key=lambda ln: ln.top):
+        if _CAPTION_START.match(line.chunks[0].text):  # a caption ends a table, never a row
+            if current:
+                out.append(_trim(current))
+            current, singles = [], 0
+            continue
         multi = len(line.chunks) >= 2
         close = bool(current) and line.top - current[-1].bottom <= MAX_LINE_GAP * max(line.size, 1.0)
         short = len(line.words) <= 6
@@ -297,7 +247,9 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
     for line in reversed(above):
         if top - line.bottom > HEADER_GAP * size or len(collected) >= 4:
             break
-        if TABLE_OR_FIGURE_LABEL.match(line.chunks[0].text) or line.size > 1.15 * size:
+        text = line.chunks[0].text
+        caption = TABLE_OR_FIGURE_LABEL.match(text) or _CAPTION_START.match(text)
+        if caption or line.size > 1.15 * size:
             break
         if len(line.chunks) >= 2:
             if any((is_numeric(c.text) and not is_year(c.text)) or len(c.words) > 6 for c in line.chunks):

@@ -9,7 +9,7 @@ runs in logical order. Pure functions over word boxes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from parsers.pdf import rtl as bidi_text
@@ -60,6 +60,58 @@ class Line:
 
 
 # --- cells --------------------------------------------------------------------------------------
+
+# --- lines --------------------------------------------------------------------------------------
+
+
+def group_lines(words: Iterable[Word]) -> list[list[Word]]:
+    """Words into lines (vertical overlap over half the smaller height), each left to right; then
+    a smaller word set high or low against the end of a word ("1.778" + "***", "G.+BM25" +
+    "(1)") moves to that word's line, whichever line it was grouped with first."""
+    lines: list[list[Word]] = []
+    for word in sorted(words, key=lambda w: (w.top, w.x0)):
+        for line in reversed(lines[-4:]):
+            ref = line[0]
+            if min(ref.bottom, word.bottom) - max(ref.top, word.top) > 0.5 * min(ref.height, word.height):
+                line.append(word)
+                break
+        else:
+            lines.append([word])
+    _attach_scripts(lines)
+    return [sorted(line, key=lambda w: w.x0) for line in lines if line]
+
+
+def _attach_scripts(lines: list[list[Word]], reach: int = 3) -> None:
+    """Move each super- or subscript to the line of the word it is set against (in place). Only
+    words smaller than the largest are candidates: a page in one size costs nothing here."""
+    largest = max((w.size for line in lines for w in line), default=0.0)
+    for i, line in enumerate(lines):
+        for word in [w for w in line if w.size < 0.9 * largest]:
+            near = range(max(0, i - reach), min(len(lines), i + reach + 1))
+            home = next((k for k in near if k != i and any(_script_of(b, word) for b in lines[k])), None)
+            if home is not None and not any(_script_of(b, word) for b in line):
+                line.remove(word)
+                lines[home].append(word)
+
+
+def _script_of(base: Word, word: Word) -> bool:
+    """``word`` is smaller than ``base``, touches its end and overlaps it vertically."""
+    return (
+        word.size < 0.9 * base.size
+        and touching(base, word)
+        and min(base.bottom, word.bottom) - max(base.top, word.top) > 0
+    )
+
+
+def word_count(chunk: Chunk) -> int:
+    """Words of a chunk; Chinese and Japanese write a line without spaces (one "word" to the text
+    layer): two of their characters count as a word."""
+    return sum(max(1, (_cjk_chars(w.text) + 1) // 2) for w in chunk.words)
+
+
+def _cjk_chars(text: str) -> int:
+    return sum(1 for ch in text if "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff")
+
 
 Grid = list[list[list[Word]]]  # rows x columns x words
 
@@ -155,8 +207,34 @@ def cell_text(words: Sequence[Word]) -> str:
             lines[-1].append(w)
         else:
             lines.append([w])
-    texts = (" ".join(w.text for w in sorted(ln, key=lambda w: w.x0)) for ln in lines)
+    texts = (join_words(sorted(ln, key=lambda w: w.x0)) for ln in lines)
     return "\n".join(bidi_text.logical_line(t) for t in texts)
+
+
+TOUCH_RATIO = 0.15  # x font size: pdfplumber's x_tolerance_ratio, the gap inside one word
+
+
+def touching(a: Word, b: Word) -> bool:
+    """``b`` starts where ``a`` ends (within a word's letter gap): one word the text layer split
+    only for a change of size or font ("1.778" + superscript "***", "B" + subscript "1", small
+    capitals "S" + "PECTER"). Words of nearly but not quite equal size (OCR'd text layers size
+    each word on its own) stay apart."""
+    small, large = sorted((a.size, b.size))
+    script = small <= 0.85 * large  # a script or small capitals; near sizes: OCR'd words, kept apart
+    same = small >= 0.98 * large  # a change of font alone (a bold word's regular full stop)
+    gap = b.x0 - a.x1
+    return (script or same) and -TOUCH_RATIO * small <= gap <= TOUCH_RATIO * max(large, 1.0)
+
+
+def join_words(words: Sequence[Word]) -> str:
+    """One line's words (left to right) as text: a space between words, none between touching
+    ones."""
+    parts: list[str] = []
+    for prev, word in zip([None, *words], words, strict=False):
+        if prev is not None and not touching(prev, word):
+            parts.append(" ")
+        parts.append(word.text)
+    return "".join(parts)
 
 
 def trim_tail(grid: Grid, header: int) -> Grid:

@@ -1,0 +1,119 @@
+"""Text columns of a page, cut before unruled tables are searched (parsers.pdf.tables.unruled):
+the gutter between two text columns of prose (``page_gutter``), or the fold between two halves set
+independently of each other, such as the two pages of a spread (``page_fold``). Pure functions
+over parsers.pdf.tables.unruled_cells lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from parsers.pdf.tables.unruled_cells import Chunk, Line, word_count
+
+PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is prose
+PROSE_WIDTH = 0.25
+FOLD_WIDTH = 0.03  # x text width: the narrowest strip free of text that may be a fold
+MIN_SIDE_LINES = 3  # lines with text on each side of a fold
+
+
+def _is_prose(chunk: Chunk, text_width: float) -> bool:
+    return word_count(chunk) >= PROSE_WORDS and chunk.x1 - chunk.x0 >= PROSE_WIDTH * text_width
+
+
+def page_gutter(lines: Sequence[Line], text_width: float) -> float | None:
+    """The x of a gutter between text columns: the widest strip in the middle of the text that no
+    prose chunk crosses, with at least three prose chunks on each side; None on a one-column page."""
+    prose = [c for line in lines for c in line.chunks if _is_prose(c, text_width)]
+    if len(prose) < 6:
+        return None
+    lo, hi = min(c.x0 for c in prose), max(c.x1 for c in prose)
+    a, b = lo + 0.2 * (hi - lo), hi - 0.2 * (hi - lo)
+    best: tuple[float, float] | None = None
+    edge = a  # sweep the prose extents left to right: the free strips are the gaps between them
+    for x0, x1 in sorted((c.x0, c.x1) for c in prose if c.x1 > a and c.x0 < b):
+        if x0 > edge and (best is None or x0 - edge > best[1] - best[0]):
+            best = (edge, x0)
+        edge = max(edge, x1)
+    if edge < b and (best is None or b - edge > best[1] - best[0]):
+        best = (edge, b)
+    if best is None:
+        return None
+    mid = (best[0] + best[1]) / 2
+    left = sum(1 for c in prose if c.x1 <= mid)
+    right = sum(1 for c in prose if c.x0 >= mid)
+    return mid if left >= 3 and right >= 3 else None
+
+
+def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list[Line]]:
+    """Sequences of lines to search for tables: the whole page, or, on a page with a gutter, the
+    lines cut at it (only lines near prose: a full-width table below two text columns stays whole)."""
+    if depth <= 0:
+        return [list(lines)]
+    mid = page_gutter(lines, text_width)
+    if mid is None:
+        fold = page_fold(lines, text_width)
+        if fold is None:
+            return [list(lines)]
+        left = [Line(lc) for ln in lines if (lc := tuple(c for c in ln.chunks if c.x1 <= fold))]
+        right = [Line(rc) for ln in lines if (rc := tuple(c for c in ln.chunks if c.x0 >= fold))]
+        return [*lanes(left, text_width / 2, depth - 1), *lanes(right, text_width / 2, depth - 1)]
+    crossing = [any(c.x0 < mid < c.x1 for c in line.chunks) for line in lines]
+    prose_line = [
+        not crossing[i] and any(_is_prose(c, text_width) for c in line.chunks) for i, line in enumerate(lines)
+    ]
+    left: list[Line] = []
+    right: list[Line] = []
+    whole: list[Line] = []
+    for i, line in enumerate(lines):
+        near = any(prose_line[k] for k in range(max(0, i - 1), min(len(lines), i + 2)))
+        if crossing[i] or not near:
+            whole.append(line)
+            continue
+        lc = tuple(c for c in line.chunks if c.x1 <= mid)
+        rc = tuple(c for c in line.chunks if c.x0 >= mid)
+        if lc:
+            left.append(Line(lc))
+        if rc:
+            right.append(Line(rc))
+    width = text_width / 2
+    return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
+
+
+def page_fold(lines: Sequence[Line], text_width: float) -> float | None:
+    """The x of a fold: the widest strip in the middle of the text that no chunk of any line
+    crosses (at least ``FOLD_WIDTH`` of the text width), prose on one side at least, text lines on
+    both, and the lines holding text on both sides mostly not sharing a baseline: a table's label
+    and its figures do share one, the two pages of a spread (or a sidebar and its page) do not."""
+    chunks = [c for ln in lines for c in ln.chunks]
+    if len(chunks) < 2 * MIN_SIDE_LINES:
+        return None
+    lo, hi = min(c.x0 for c in chunks), max(c.x1 for c in chunks)
+    a, b = lo + 0.2 * (hi - lo), hi - 0.2 * (hi - lo)
+    best: tuple[float, float] | None = None
+    edge = lo
+    for x0, x1 in sorted((c.x0, c.x1) for c in chunks):
+        wide = x0 - edge >= FOLD_WIDTH * (hi - lo) and a <= (edge + x0) / 2 <= b
+        if wide and (best is None or x0 - edge > best[1] - best[0]):
+            best = (edge, x0)
+        edge = max(edge, x1)
+    if best is None:
+        return None
+    mid = (best[0] + best[1]) / 2
+    if (
+        max(sum(_is_prose(c, text_width) for c in chunks if (c.x1 <= mid) is side) for side in (True, False))
+        < 3
+    ):
+        return None
+    left = [ln for ln in lines if ln.chunks[0].x1 <= mid]
+    right = [ln for ln in lines if ln.chunks[-1].x0 >= mid]
+    if len(left) < MIN_SIDE_LINES or len(right) < MIN_SIDE_LINES:
+        return None
+    on_right = {id(ln) for ln in right}
+    both = [ln for ln in left if id(ln) in on_right]
+    shared = sum(1 for ln in both if _shares_baseline(ln, mid))
+    return None if both and shared * 2 >= len(both) else mid
+
+
+def _shares_baseline(line: Line, mid: float) -> bool:
+    last = [c for c in line.chunks if c.x1 <= mid][-1].words[-1]
+    first = next(c for c in line.chunks if c.x0 >= mid).words[0]
+    return abs(last.bottom - first.bottom) < 0.5
