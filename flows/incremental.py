@@ -22,6 +22,7 @@ import numpy as np
 
 from chunkers.model import Chunk
 from flows.embeddings import EmbeddingCache
+from flows.ignorefiles import Ignored
 from flows.outcomes import ParseOutcome, SourceRef, chunk_outcome
 from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, MANIFEST
 from indexers.build.graph_file import GRAPH_VERSION, FileGraph, read_graph
@@ -162,6 +163,7 @@ class Plan:
     reuse: dict[str, DocumentRecord] = field(default_factory=dict)  # unchanged files, not re-parsed
     previous: str | None = None
     source: PreviousBuild | None = field(default=None, repr=False)  # where ``reuse`` chunks come from
+    ignored: Ignored = field(default_factory=Ignored)  # what .gitignore / .docmillignore left out
 
     @property
     def to_parse(self) -> list[SourceRef]:
@@ -184,6 +186,7 @@ class Plan:
             "removed": self.removed,
             "unchanged": len(self.unchanged),
             "parsed": [ref.rel_path for ref in self.to_parse],
+            "ignored": {"files": self.ignored.files, "folders": self.ignored.folders},
         }
 
 

@@ -169,12 +169,14 @@ def ingest(
     vector_index: str = "auto",
     include: list[str] | None = None,
     exclude: list[str] | None = None,
+    ignore_files: bool = True,
 ) -> dict[str, Any]:
     """Index ``sources`` into ``index`` incrementally (``full_rebuild`` re-does everything) and
     publish the build atomically, after the quality gate if ``golden`` names a query set. Returns
     the report: added/changed/removed/unchanged/skipped/chunks/seconds/build, plus documents,
     indexed, parsed, embedded and published. Relative paths resolve against the worker's working directory.
-    ``include`` / ``exclude``: globs choosing the files under a source folder (flows.globs)."""
+    ``include`` / ``exclude``: globs choosing the files under a source folder (flows.globs);
+    ``ignore_files``: honour .gitignore / .docmillignore files in the source folders (flows.ignorefiles)."""
     logger = get_run_logger()
     config = IngestConfig(
         model=model,
@@ -186,6 +188,7 @@ def ingest(
         vector_index=vector_index,
         include=tuple(include or ()),
         exclude=tuple(exclude or ()),
+        ignore_files=ignore_files,
     )
     sources = [str(s) for s in sources]
     if dask_address or dask_workers > 0:
@@ -200,6 +203,7 @@ def ingest(
     logger.info(report.summary())
     logger.info("stage seconds: %s", ", ".join(f"{k} {v:.1f}" for k, v in report.timings.items()))
     details = {"documents": report.documents, "indexed": report.indexed, "parsed": report.parsed}
+    details["ignored"] = {"files": report.ignored.files, "folders": report.ignored.folders}
     return {**report.to_json(), **details, "embedded": report.embedded, "published": report.published}
 
 

@@ -128,6 +128,13 @@ def _add_ingest(sub: Any) -> None:
         help="leave out files matching GLOB (repeatable)",
     )
     p.add_argument(
+        "--no-ignore-files",
+        dest="ignore_files",
+        action="store_false",
+        help="index files that .gitignore / .docmillignore files in the source folders leave out "
+        "(honoured by default)",
+    )
+    p.add_argument(
         "--progress",
         default="auto",
         choices=("auto", "always", "never"),
