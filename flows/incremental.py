@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from chunkers.fragments import FRAGMENTS_VERSION
 from chunkers.model import Chunk
 from flows.embeddings import EmbeddingCache
 from flows.ignorefiles import Ignored
@@ -48,7 +49,11 @@ def reuse_key(config: IngestConfig) -> dict[str, Any]:
     return {
         "docmill": DOCMILL_VERSION,
         "parse": config.parse.output_settings(),
-        "chunk": {"max_tokens": config.chunk.max_tokens, "token_count": "estimate-v1"},
+        "chunk": {
+            "max_tokens": config.chunk.max_tokens,
+            "token_count": "estimate-v1",
+            "fragments": FRAGMENTS_VERSION,
+        },
         "graph": GRAPH_VERSION,  # a reused file's references come from the previous graph.jsonl
     }
 
