@@ -138,7 +138,8 @@ def _add_ingest(sub: Any) -> None:
         "--progress",
         default="auto",
         choices=("auto", "always", "never"),
-        help="progress bars on stderr (files/s, stage, ETA): auto = on a terminal and without --json",
+        help="progress on stderr: bars (files/s, stage, ETA) on a terminal without --json, else one line "
+        "per stage (count, time, rate) (auto); always bars; never",
     )
     p.add_argument("--shards", type=int, default=0, help="split into N shards by path hash (0: one index)")
     p.add_argument("--json", action="store_true")
