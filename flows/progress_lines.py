@@ -16,11 +16,11 @@ UNITS = {"parse": "file", "embed": "chunk", "write": "step"}
 
 
 def stage_line(label: str, count: int, unit: str, seconds: float, note: str = "") -> str:
-    """``parse: 58 files in 12.3 s (4.7 files/s)``."""
+    """``parse: 58 files in 12.3 s (4.7 files/s)``; build steps get their names, not a rate."""
     units = unit if count == 1 else f"{unit}s"
     rate = f"{count / seconds:.1f} {unit}s/s" if seconds > 0 else "instant"
-    tail = f"; {note}" if note else ""
-    return f"{label}: {count} {units} in {seconds:.1f} s ({rate}{tail})"
+    details = "; ".join(part for part in (rate if unit != "step" else "", note) if part)
+    return f"{label}: {count} {units} in {seconds:.1f} s" + (f" ({details})" if details else "")
 
 
 class StageLines:
