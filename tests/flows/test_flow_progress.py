@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 
 import pytest
 
@@ -24,6 +25,16 @@ def _log_lines(flow_run_id) -> list[str]:
     return [log.message for log in asyncio.run(read())]
 
 
+def _logs_until(flow_run_id, last: str, seconds: float = 60) -> str:
+    """The run's log, read back once the line holding ``last`` arrived (logs reach the API in batches)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        logs = "\n".join(_log_lines(flow_run_id))
+        if last in logs or time.monotonic() > deadline:
+            return logs
+        time.sleep(0.5)
+
+
 def test_the_flow_logs_a_line_per_stage_and_honours_ignore_files(prefect_api, tree_copy, tmp_path):
     from flows.ingest import ingest
 
@@ -32,7 +43,7 @@ def test_the_flow_logs_a_line_per_stage_and_honours_ignore_files(prefect_api, tr
     assert state.is_completed(), state
     report = state.result()
     assert report["ignored"] == {"files": 0, "folders": 1} and report["documents"] == 3
-    logs = "\n".join(_log_lines(state.state_details.flow_run_id))
+    logs = _logs_until(state.state_details.flow_run_id, "ignored by .gitignore")
     assert re.search(r"^parse: 3 files in [\d.]+ s \(([\d.]+ files/s|instant)\)$", logs, re.M), logs
     assert re.search(r"^embed with all-MiniLM-L6-v2 \(torch\): \d+ chunks in [\d.]+ s \(", logs, re.M), logs
     for stage in ("plan", "chunk", "write", "publish"):
