@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from itertools import groupby
 
 from chunkers.code import split_code
+from chunkers.fragments import merge_fragments
 from chunkers.model import Chunk, chunk_id
 from chunkers.prose import Piece, chunk_prose
 from chunkers.sizing import ChunkOptions
@@ -84,22 +85,25 @@ def _fields(doc: ParsedDocument, blocks: list[Block], kind: str, options: ChunkO
 
 
 def chunk_document(doc: ParsedDocument, options: ChunkOptions | None = None) -> list[Chunk]:
-    """Chunks in document order; ids depend only on the document id, position and text."""
+    """Chunks in document order, tiny prose fragments joined to a neighbour (chunkers.fragments);
+    ids depend only on the document id, position and text."""
     options = options or ChunkOptions()
+    found = [
+        fields
+        for kind, run in groupby(doc.blocks, key=_group_key)
+        for fields in _fields(doc, list(run), kind, options)
+        if fields["text"].strip()
+    ]
     chunks: list[Chunk] = []
-    for kind, run in groupby(doc.blocks, key=_group_key):
-        for fields in _fields(doc, list(run), kind, options):
-            if not fields["text"].strip():
-                continue
-            ordinal = len(chunks)
-            metadata = {**doc.metadata, **fields.pop("metadata", {})}
-            chunks.append(
-                Chunk(
-                    id=chunk_id(doc.doc_id, ordinal, fields["text"]),
-                    doc_id=doc.doc_id,
-                    path=doc.path,
-                    metadata=metadata,
-                    **fields,
-                )
+    for ordinal, fields in enumerate(merge_fragments(found, options.max_tokens)):
+        metadata = {**doc.metadata, **fields.pop("metadata", {})}
+        chunks.append(
+            Chunk(
+                id=chunk_id(doc.doc_id, ordinal, fields["text"]),
+                doc_id=doc.doc_id,
+                path=doc.path,
+                metadata=metadata,
+                **fields,
             )
+        )
     return chunks

@@ -1,5 +1,6 @@
 """Progress of `docmill ingest` on a terminal: one tqdm bar per stage (files parsed, chunks embedded,
-build steps written) with its rate and ETA, and the time each stage took at the end.
+build steps written) with its rate and ETA, and the time each stage took at the end. Off a
+terminal, StageLines (flows.progress_lines): one line per stage with its count, time and rate.
 
 Fed by flows.pipeline.run_ingest's ``progress(stage, done, total)`` callback; imported by the CLI
 only (tqdm stays out of ``import docmill``).
@@ -11,7 +12,8 @@ import sys
 import time
 from typing import IO, Any
 
-UNITS = {"parse": "file", "embed": "chunk", "write": "step"}
+from flows.progress_lines import UNITS
+from flows.progress_lines import StageLines as StageLines
 
 
 class StageBars:

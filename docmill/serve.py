@@ -96,8 +96,12 @@ class BadRequest(ValueError):
     """Input a person can fix; answered with 400 and ``error``."""
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+def _error(
+    status: int, message: str, headers: dict[str, str] | None = None, field: str | None = None
+) -> JSONResponse:
+    """The one error shape: {"error": message} plus "field" when one request field is at fault."""
+    body = {"error": message, **({"field": field} if field else {})}
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 JSON_EXAMPLE = '{"query": "how do I install it?", "k": 5}'
@@ -222,7 +226,7 @@ def _answer(live: LiveIndex, query: str, options: dict[str, Any]) -> Response:
     try:
         result, build = _run_search(live, query, options)
     except BadRequest as exc:
-        return _error(400, str(exc))
+        return _error(400, str(exc), field=getattr(exc, "field", None))
     body = {"query": query, "build": build, **result.to_json()}
     return JSONResponse(body, headers={BUILD_HEADER: build})
 
@@ -296,7 +300,7 @@ def _search_routes(app: FastAPI, live: LiveIndex, reranked: dict[str, Any]) -> N
         try:
             filters = from_pairs(filter) or None
         except ValueError as exc:
-            return _error(400, str(exc))
+            return _error(400, str(exc), field=getattr(exc, "field", None))
         options: dict[str, Any] = {
             "k": k,
             "mode": mode,
@@ -313,7 +317,7 @@ def _search_routes(app: FastAPI, live: LiveIndex, reranked: dict[str, Any]) -> N
         try:
             validate(filters or {})
         except ValueError as exc:
-            return _error(400, str(exc))
+            return _error(400, str(exc), field=getattr(exc, "field", None))
         options = body.model_dump(exclude={"query", "filters"})
         return _answer(live, body.query, {**options, "filters": filters or None, **reranked})
 

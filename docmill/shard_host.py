@@ -119,7 +119,8 @@ class ShardSearcher:
         which returned rows are test code and which are source code (ranking adjustments); the
         chunks of each side's first ``with_chunks`` rows come along (most hits need no later call)."""
         index = self.current()
-        allowed = filtering.mask(index.chunks.all(), ask.filters) if ask.filters else None
+        # a shard holds part of the build: a language or doc_id it lacks may be in another shard
+        allowed = filtering.mask(index.chunks.all(), ask.filters, held=False) if ask.filters else None
         out: dict[str, Any] = {"build": index.build.name}
         if ask.corpus is not None:
             scorer = self._scorer(index, ask.corpus)

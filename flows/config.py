@@ -52,6 +52,8 @@ class IngestConfig:
     # when it matches an include pattern (or none are given) and no exclude pattern.
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    # Honour .gitignore / .docmillignore files inside the source folders (flows.ignorefiles).
+    ignore_files: bool = True
     # Set by the ingest when it resolved model "auto": which model, why, and the measurement.
     model_choice: Mapping[str, Any] | None = None
 

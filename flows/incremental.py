@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from chunkers.fragments import FRAGMENTS_VERSION
 from chunkers.model import Chunk
 from flows.embeddings import EmbeddingCache
+from flows.ignorefiles import Ignored
 from flows.outcomes import ParseOutcome, SourceRef, chunk_outcome
 from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, MANIFEST
 from indexers.build.graph_file import GRAPH_VERSION, FileGraph, read_graph
@@ -47,7 +49,11 @@ def reuse_key(config: IngestConfig) -> dict[str, Any]:
     return {
         "docmill": DOCMILL_VERSION,
         "parse": config.parse.output_settings(),
-        "chunk": {"max_tokens": config.chunk.max_tokens, "token_count": "estimate-v1"},
+        "chunk": {
+            "max_tokens": config.chunk.max_tokens,
+            "token_count": "estimate-v1",
+            "fragments": FRAGMENTS_VERSION,
+        },
         "graph": GRAPH_VERSION,  # a reused file's references come from the previous graph.jsonl
     }
 
@@ -162,6 +168,7 @@ class Plan:
     reuse: dict[str, DocumentRecord] = field(default_factory=dict)  # unchanged files, not re-parsed
     previous: str | None = None
     source: PreviousBuild | None = field(default=None, repr=False)  # where ``reuse`` chunks come from
+    ignored: Ignored = field(default_factory=Ignored)  # what .gitignore / .docmillignore left out
 
     @property
     def to_parse(self) -> list[SourceRef]:
@@ -184,6 +191,7 @@ class Plan:
             "removed": self.removed,
             "unchanged": len(self.unchanged),
             "parsed": [ref.rel_path for ref in self.to_parse],
+            "ignored": {"files": self.ignored.files, "folders": self.ignored.folders},
         }
 
 

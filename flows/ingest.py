@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import timedelta
@@ -34,6 +35,7 @@ from flows import stages
 from flows.config import IngestConfig
 from flows.outcomes import ParseOutcome, SourceRef
 from flows.pipeline import execute
+from flows.progress_lines import StageLines
 from flows.report import IngestReport
 from flows.run import IngestRun
 from flows.shards import finish_sharded_ingest, gather, ingest_shard, plan_sharded_ingest
@@ -107,26 +109,46 @@ STAGE_TASKS = {
 class PrefectExecutor:
     """flows.pipeline.execute's stages as Prefect tasks: parse tasks mapped over the files (cached
     by content), a whole build's new texts embedded by tasks mapped over EMBED_BATCH slices (on
-    the flow's task runner: Dask when asked for), the rest one task each."""
+    the flow's task runner: Dask when asked for), the rest one task each. Each stage's line (count,
+    time, rate: flows.progress_lines) goes to ``log`` (the flow's run logger), from the flow's
+    thread, so nothing the tasks receive holds a logger."""
+
+    def __init__(self, log: Callable[[str], None] | None = None) -> None:
+        self.lines = StageLines(log) if log is not None else None
 
     def locked(self, store: IndexStore) -> AbstractContextManager[None]:
         return store.lock(timeout=600)
 
     def call(self, stage: Callable[..., Any], *args: Any) -> Any:
-        return STAGE_TASKS[stage](*(quote(a) for a in args))
+        started = time.perf_counter()
+        result = STAGE_TASKS[stage](*(quote(a) for a in args))
+        if self.lines is not None:
+            self.lines.emit(f"{stage.__name__}: done in {time.perf_counter() - started:.1f} s")
+        return result
+
+    def _report(self, stage: str, count: int, started: float) -> None:
+        if self.lines is not None:
+            self.lines.finished(stage, count, time.perf_counter() - started)
 
     def parse(self, run: IngestRun, refs: Sequence[SourceRef]) -> list[ParseOutcome]:
-        return list(parse_task.map(list(refs), options=unmapped(run.config.parse)).result())
+        started = time.perf_counter()
+        outcomes = list(parse_task.map(list(refs), options=unmapped(run.config.parse)).result())
+        self._report("parse", len(outcomes), started)
+        return outcomes
 
     def encode(self, run: IngestRun, texts: Sequence[str]) -> Any:
         import numpy as np
 
-        config = run.config
+        config, started = run.config, time.perf_counter()
         batches = [list(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
         futures = embed_task.map(
             batches, unmapped(config.model), unmapped(config.batch_size), unmapped(config.embedding_backend)
         )
-        return np.concatenate(futures.result())
+        vectors = np.concatenate(futures.result())
+        if self.lines is not None:
+            self.lines.model = f"{config.model} ({config.embedding_backend})"
+        self._report("embed", len(texts), started)
+        return vectors
 
     def embedder(self, run: IngestRun) -> Embedder:
         """The model for calibration and the gate, loaded once per process (it loads only if used)."""
@@ -138,7 +160,8 @@ def _run(sources: list[str], index: str, config: IngestConfig, full_rebuild: boo
     """The flow body: flows.pipeline.execute with the stages as tasks."""
     if config.embedding_backend not in BACKENDS:  # an endpoint (indexers.dense.remote)
         raise ValueError("the Prefect flow embeds locally only: use `docmill ingest` with an endpoint")
-    return execute(IngestRun(IndexStore(index), sources, config, full_rebuild), PrefectExecutor())
+    executor = PrefectExecutor(get_run_logger().info)
+    return execute(IngestRun(IndexStore(index), sources, config, full_rebuild), executor)
 
 
 @flow(name="ingest-dask")
@@ -203,12 +226,14 @@ def ingest(
     include: list[str] | None = None,
     exclude: list[str] | None = None,
     shards: int = 0,
+    ignore_files: bool = True,
 ) -> dict[str, Any]:
     """Index ``sources`` into ``index`` incrementally (``full_rebuild`` re-does everything) and
     publish the build atomically, after the quality gate if ``golden`` names a query set. Returns
     the report: added/changed/removed/unchanged/skipped/chunks/seconds/build, plus documents,
     indexed, parsed, embedded and published. Relative paths resolve against the worker's working directory.
-    ``include`` / ``exclude``: globs choosing the files under a source folder (flows.globs).
+    ``include`` / ``exclude``: globs choosing the files under a source folder (flows.globs);
+    ``ignore_files``: honour .gitignore / .docmillignore files in the source folders (flows.ignorefiles).
     ``shards``: split the tree into this many index folders under ``index`` plus a root manifest,
     as `docmill ingest --shards` does (flows/shards.py), each shard's ingest one task (on Dask with
     ``dask_address`` / ``dask_workers``); returns flows.shards.ShardedReport.to_json()."""
@@ -223,6 +248,7 @@ def ingest(
         vector_index=vector_index,
         include=tuple(include or ()),
         exclude=tuple(exclude or ()),
+        ignore_files=ignore_files,
     )
     sources = [str(s) for s in sources]
     if shards > 0:
@@ -239,6 +265,7 @@ def ingest(
     logger.info(report.summary())
     logger.info("stage seconds: %s", ", ".join(f"{k} {v:.1f}" for k, v in report.timings.items()))
     details = {"documents": report.documents, "indexed": report.indexed, "parsed": report.parsed}
+    details["ignored"] = {"files": report.ignored.files, "folders": report.ignored.folders}
     return {**report.to_json(), **details, "embedded": report.embedded, "published": report.published}
 
 

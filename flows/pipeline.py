@@ -62,6 +62,8 @@ class LocalExecutor:
 
     def parse(self, run: IngestRun, refs: Sequence[SourceRef]) -> list[ParseOutcome]:
         outcomes = []
+        if run.progress:
+            run.progress("parse", 0, len(refs))
         for i, ref in enumerate(refs):
             outcomes.append(parse_file(ref, run.config.parse))
             if run.progress:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from flows import incremental
+from flows.ignorefiles import Ignored
 from flows.outcomes import is_empty_skip
 from indexers.build.manifest import DocumentRecord
 
@@ -40,6 +41,8 @@ class IngestReport:
     previous_build: str | None = None
     gate: dict[str, Any] | None = None
     empty: int = 0  # of the skipped: files with nothing but whitespace (not a failure under --strict)
+    # left out by .gitignore / .docmillignore (not in ``documents``, not an error)
+    ignored: Ignored = field(default_factory=Ignored)
 
     def summary(self) -> str:
         action = "published" if self.published else "nothing changed, kept"
@@ -47,7 +50,7 @@ class IngestReport:
             f"{self.indexed} indexed, {self.skipped} skipped of {self.documents} files ({self.added} added, "
             f"{self.changed} changed, {self.removed} removed, {self.unchanged} unchanged); {self.chunks} "
             f"chunks ({self.embedded} embedded); {self.seconds:.1f} s; {action} build {self.build}"
-        )
+        ) + (f"; {self.ignored.describe()}" if self.ignored else "")
 
     def to_json(self) -> dict[str, Any]:
         """The `docmill ingest --json` shape (issue 6); the flow returns the same dict."""
@@ -99,6 +102,7 @@ def with_plan(
         embedded=embedded,
         published=published,
         previous_build=the_plan.previous,
+        ignored=the_plan.ignored,
         seconds=time.perf_counter() - started,
     )
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from flows.globs import selected
+from flows.ignorefiles import Ignored, IgnoreRules
 from flows.outcomes import EMPTY_REASON, ParseOutcome, SourceRef
 from indexers.build.manifest import DocumentRecord
 from parsers.guard import parse_with_limits
@@ -29,14 +31,27 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
-def discover(
-    sources: Sequence[str | Path], include: Sequence[str] = (), exclude: Sequence[str] = ()
-) -> list[SourceRef]:
+@dataclass
+class Discovery:
+    """What discover_tree found: the files to ingest, and what the ignore files left out."""
+
+    refs: list[SourceRef]
+    ignored: Ignored = field(default_factory=Ignored)
+
+
+def discover_tree(
+    sources: Sequence[str | Path],
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    ignore_files: bool = True,
+) -> Discovery:
     """Files under the source roots, sorted, ids prefixed with the root's own name. Hidden and tool
-    folders are skipped; symlinks are followed only while they stay inside their root. ``include``
-    / ``exclude``: globs selecting files under a root folder (flows.globs; a source named as a
-    file is always taken)."""
+    folders are skipped; symlinks are followed only while they stay inside their root. With
+    ``ignore_files``, each root's ``.gitignore`` / ``.docmillignore`` files are honoured
+    (flows.ignorefiles). ``include`` / ``exclude``: globs selecting files under a root folder
+    (flows.globs). A source named as a file is always taken."""
     refs: dict[str, SourceRef] = {}
+    ignored = Ignored()
     for source in sources:
         root = Path(source)
         keeps = getattr(source, "keeps", lambda rel: True)  # a shard's part (flows.shards.ShardSource)
@@ -46,20 +61,53 @@ def discover(
             if keeps(root.name):
                 refs[root.name] = SourceRef(root, root.name)
             continue
-        base = root.resolve().name or "root"
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS and not d.startswith("."))
-            for name in sorted(filenames):
-                path = Path(dirpath) / name
-                if name.startswith(".") or (path.is_symlink() and not _inside(path, root)):
-                    continue
-                if not path.is_file():
-                    continue
-                inner = path.relative_to(root).as_posix()
-                rel = f"{base}/{inner}"
-                if selected(inner, rel, include, exclude) and keeps(rel):
-                    refs[rel] = SourceRef(path, rel)
-    return [refs[k] for k in sorted(refs)]
+        rules = IgnoreRules(root) if ignore_files else None
+        for ref in _walk(root, rules, ignored):
+            inner = ref.rel_path.split("/", 1)[1]
+            if selected(inner, ref.rel_path, include, exclude) and keeps(ref.rel_path):
+                refs[ref.rel_path] = ref
+    return Discovery([refs[k] for k in sorted(refs)], ignored)
+
+
+def discover(
+    sources: Sequence[str | Path],
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    ignore_files: bool = True,
+) -> list[SourceRef]:
+    """discover_tree's files."""
+    return discover_tree(sources, include, exclude, ignore_files).refs
+
+
+def _walk(root: Path, rules: IgnoreRules | None, ignored: Ignored) -> Iterator[SourceRef]:
+    """Every file under ``root`` an ingest may take (ids ``<root name>/<path>``), counting in
+    ``ignored`` what ``rules`` leave out."""
+    base = root.resolve().name or "root"
+    for dirpath, dirnames, filenames in os.walk(root):
+        folder = Path(dirpath).relative_to(root).as_posix()
+        folder = "" if folder == "." else folder
+        if rules is not None:
+            rules.enter(folder)
+        kept = []
+        for d in sorted(dirnames):
+            if d in IGNORED_DIRS or d.startswith("."):
+                continue
+            if rules is not None and rules.ignored(f"{folder}/{d}".lstrip("/"), is_dir=True):
+                ignored.folders += 1
+                continue
+            kept.append(d)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            if name.startswith(".") or (path.is_symlink() and not _inside(path, root)):
+                continue
+            if not path.is_file():
+                continue
+            inner = path.relative_to(root).as_posix()
+            if rules is not None and rules.ignored(inner):
+                ignored.files += 1
+                continue
+            yield SourceRef(path, f"{base}/{inner}")
 
 
 def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:

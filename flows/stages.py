@@ -25,7 +25,7 @@ from flows.gate import QualityGateFailed, evaluate_builds
 from flows.outcomes import IngestError, ParseOutcome, is_empty_skip
 from flows.run import BuildContent, Chunked, IngestRun
 from flows.settings import check_model, choose_model, embedding_info, keep_model, same_embedding
-from flows.sources import discover
+from flows.sources import discover_tree
 from indexers.build.manifest import DocumentRecord, Manifest
 from indexers.build.sections import GATE_KEY, INCREMENTAL_KEY
 from indexers.build.segments import segment_infos
@@ -40,9 +40,11 @@ Encode = Callable[[IngestRun, Sequence[str]], np.ndarray]
 def plan(run: IngestRun) -> tuple[incremental.Plan, incremental.PreviousBuild | None, IngestConfig]:
     """Discover the tree and diff it against the current build (call under the index lock).
     Returns the plan, the previous build and the config with model "auto" kept from that build."""
-    refs = discover(run.sources, run.config.include, run.config.exclude)
-    previous = incremental.load_previous(run.store, run.config)
-    the_plan = incremental.plan(refs, previous, full_rebuild=run.full_rebuild)
+    config = run.config
+    found = discover_tree(run.sources, config.include, config.exclude, config.ignore_files)
+    previous = incremental.load_previous(run.store, config)
+    the_plan = incremental.plan(found.refs, previous, full_rebuild=run.full_rebuild)
+    the_plan.ignored = found.ignored
     return the_plan, previous, keep_model(run.config, previous, run.full_rebuild)
 
 

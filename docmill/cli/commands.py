@@ -37,6 +37,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         **_endpoint(args),
         include=tuple(args.include),
         exclude=tuple(args.exclude),
+        ignore_files=args.ignore_files,
     )
     if args.shards:  # N ordinary index folders under --index and a root manifest (flows/shards.py)
         from flows.shards import run_sharded_ingest
@@ -64,6 +65,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 "indexed": report.indexed,
                 "published": report.published,
                 "empty": report.empty,
+                "ignored": {"files": report.ignored.files, "folders": report.ignored.folders},
                 "skipped_files": [{"path": p, "reason": r} for p, r in report.skipped_files],
             }
         )

@@ -49,13 +49,19 @@ def _print_skips(skipped_files: Sequence[tuple[str, str]]) -> None:
 
 
 def _progress_bars(args: argparse.Namespace) -> Any:
-    """Progress bars on stderr for `--progress always`, or `auto` on a terminal without --json."""
-    wanted = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty() and not args.json)
-    if not wanted:
+    """Progress on stderr: bars for `--progress always`, or `auto` on a terminal without --json;
+    one line per stage for `auto` off a terminal (a CI log, a pipe) without --json; nothing for
+    `never` or `auto` with --json (stdout is then the JSON report, and 2>&1 must keep it whole)."""
+    if args.progress == "never" or (args.progress == "auto" and args.json):
         return None
-    from docmill.progress import StageBars
+    model = f"{args.model} ({args.embedding_backend})"
+    if args.progress == "always" or sys.stderr.isatty():
+        from docmill.progress import StageBars
 
-    return StageBars(f"{args.model} ({args.embedding_backend})")
+        return StageBars(model)
+    from docmill.progress import StageLines
+
+    return StageLines(lambda line: print(line, file=sys.stderr, flush=True), model)
 
 
 def _filters(pairs: Sequence[str]) -> dict[str, Any]:

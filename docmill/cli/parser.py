@@ -131,10 +131,18 @@ def _add_ingest(sub: Any) -> None:
         help="leave out files matching GLOB (repeatable)",
     )
     p.add_argument(
+        "--no-ignore-files",
+        dest="ignore_files",
+        action="store_false",
+        help="index files that .gitignore / .docmillignore files in the source folders leave out "
+        "(honoured by default)",
+    )
+    p.add_argument(
         "--progress",
         default="auto",
         choices=("auto", "always", "never"),
-        help="progress bars on stderr (files/s, stage, ETA): auto = on a terminal and without --json",
+        help="progress on stderr: bars (files/s, stage, ETA) on a terminal without --json, else one line "
+        "per stage (count, time, rate) (auto); always bars; never",
     )
     p.add_argument("--shards", type=int, default=0, help="split into N shards by path hash (0: one index)")
     p.add_argument("--json", action="store_true")

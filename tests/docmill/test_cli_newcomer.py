@@ -20,9 +20,38 @@ def test_forced_progress_draws_stage_bars_with_rates_and_the_model_on_stderr(sma
     assert "published build" in captured.out  # the summary stays on stdout
 
 
-def test_progress_is_quiet_off_a_terminal_and_with_json(small_tree, tmp_path, capsys):
+def test_progress_off_a_terminal_is_one_line_per_stage_and_quiet_with_json(small_tree, tmp_path, capsys):
     assert main(["ingest", str(small_tree), "--index", str(tmp_path / "a")]) == 0
-    assert "%|" not in capsys.readouterr().err  # stderr is not a TTY under pytest
+    err = capsys.readouterr().err  # stderr is not a TTY under pytest
+    assert "%|" not in err  # no bars
+    lines = err.splitlines()
+    assert [line.split(":")[0] for line in lines if re.match(r"(parse|embed with .*|write): \d+ ", line)] == [
+        "parse",
+        "embed with all-MiniLM-L6-v2 (torch)",
+        "write",
+    ], err
+    assert re.search(r"^parse: 5 files in [\d.]+ s \(([\d.]+ files/s|instant)\)$", err, re.M), err
+    assert re.search(
+        r"^embed with all-MiniLM-L6-v2 \(torch\): \d+ chunks in [\d.]+ s \([\d.]+ chunks/s", err, re.M
+    )
+    assert re.search(r"^write: 4 steps in [\d.]+ s \(chunks, vectors, bm25, manifest\)$", err, re.M), err
+    assert re.search(r"^stages: diff [\d.]+ s, parse", err, re.M), err
+    assert (
+        main(
+            [
+                "ingest",
+                str(small_tree),
+                "--index",
+                str(tmp_path / "a"),
+                "--progress",
+                "never",
+                "--full-rebuild",
+            ]
+        )
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "parse:" not in err and "stages:" not in err
     assert main(["ingest", str(small_tree), "--index", str(tmp_path / "b"), "--json", "--full-rebuild"]) == 0
     err = capsys.readouterr().err
     assert "%|" not in err and "stages:" not in err
