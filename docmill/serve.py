@@ -93,7 +93,11 @@ class SearchBody(BaseModel):
 
 
 class BadRequest(ValueError):
-    """Input a person can fix; answered with 400 and ``error``."""
+    """Input a person can fix; answered with 400 and ``error`` (and ``field``, when one is named)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def _error(
@@ -218,7 +222,7 @@ def _run_search(live: LiveIndex, query: str, options: dict[str, Any]) -> tuple[S
         try:
             result = index.search(query, **options)
         except ValueError as exc:  # unknown mode, bad filter value, k out of range ...
-            raise BadRequest(str(exc)) from exc
+            raise BadRequest(str(exc), getattr(exc, "field", None)) from exc
         return result, index.build.name
 
 

@@ -49,8 +49,10 @@ def test_the_server_answers_400_for_an_unknown_language(small_index, embedder, r
                 "unknown language 'rust' in filter 'language'; this build holds: python"
                 in got.json()["error"]
             )
+            assert got.json()["field"] == "language"
             body = {"query": "cache", "filters": {"language": "rust"}}
             posted = httpx.post(f"{url}/search", json=body, timeout=30)
             assert posted.status_code == 400 and "unknown language 'rust'" in posted.json()["error"]
+            assert posted.json()["field"] == "language"
     finally:
         live.close()
