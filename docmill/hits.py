@@ -66,6 +66,7 @@ def hit_of_place(
     fused: bool,
     factors: Mapping[int, float],
     chunk_of: Callable[[int], Chunk],
+    fusion: str = "rrf",
 ) -> Hit:
     """The hit of one ranked place (indexers.ranking.policy.places): its lead chunk with each
     side's rank and raw score, the explanation (fused score, evidence tier, test-code factor,
@@ -73,7 +74,7 @@ def hit_of_place(
     item = place[0]
     ranks: dict[str, int | None] = {name: item.ranks.get(name) for name in RETRIEVERS}
     scores: dict[str, float | None] = {n: raw.get(n, {}).get(item.row) for n in RETRIEVERS}
-    text = explain(ranks, scores, item.score if fused else None)
+    text = explain(ranks, scores, item.score if fused else None, "z" if fusion == "zscore" else "rrf")
     if item.evidence:
         text += f" {item.evidence}"
     if item.row in factors:
@@ -151,8 +152,11 @@ class SearchResult:
         return out
 
 
-def explain(ranks: dict[str, int | None], scores: dict[str, float | None], fused: float | None) -> str:
-    """`vec#1(0.71) bm25#3(12.40) rrf=0.0323`; a retriever that did not return the chunk is omitted."""
+def explain(
+    ranks: dict[str, int | None], scores: dict[str, float | None], fused: float | None, fused_as: str = "rrf"
+) -> str:
+    """`vec#1(0.71) bm25#3(12.40) z=2.3140` (z-score fusion) or `... rrf=0.0323`; a retriever that
+    did not return the chunk is omitted."""
     parts = []
     label = {"vector": "vec", "bm25": "bm25"}
     for name in ("vector", "bm25"):
@@ -160,5 +164,5 @@ def explain(ranks: dict[str, int | None], scores: dict[str, float | None], fused
         if rank is not None and score is not None:
             parts.append(f"{label[name]}#{rank}({score:.2f})")
     if fused is not None:
-        parts.append(f"rrf={fused:.4f}")
+        parts.append(f"{fused_as}={fused:.4f}")
     return " ".join(parts)

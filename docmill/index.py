@@ -166,7 +166,12 @@ class HybridIndex:
         if not query or not query.strip():
             return SearchResult([], abstained=True, reason="empty query", build=build)
         notes: list[str] = []
-        weights = dict(options.weights) if options.weights is not None else self.fusion_weights
+        fusion = self._fusion(options)
+        weights = (
+            dict(options.weights)
+            if options.weights is not None
+            else self.calibration.weights_for(fusion.method)
+        )
         results, df, readable, noise = self._run_sides(query, options, weights, notes)
         lexical, cosine = self.evidence(query, results if readable else _without_vector(results), df)
         confidence, reason = policy.verdict(
@@ -176,9 +181,8 @@ class HybridIndex:
             return SearchResult([], True, reason, notes, confidence=confidence, build=build)
         if options.weights is None and len(results) > 1:
             weights = self._query_weights(query, results["bm25"], weights, notes)
-        rrf_k = options.rrf_k if options.rrf_k is not None else self.fusion_rrf_k
         hits = self._rank(
-            query, results, options.depth, rrf_k, weights, options.test_code_weight, options.collapse, df
+            query, results, options.depth, fusion, weights, options.test_code_weight, options.collapse, df
         )
         if options.rerank is not None:
             hits = rerank_or_fused(options.rerank, query, hits, options.k, notes)
@@ -248,6 +252,11 @@ class HybridIndex:
         """This build's fusion calibration (manifest ``extra.fusion``)."""
         return policy.Calibration.from_section(self.fusion)
 
+    def _fusion(self, options: SearchOptions) -> policy.Fusion:
+        """How this search fuses: options.fusion ("auto": the build's choice) and RRF's k."""
+        method = self.calibration.fusion_for(options.fusion)
+        return policy.Fusion(method, options.rrf_k if options.rrf_k is not None else self.fusion_rrf_k)
+
     @property
     def fusion_rrf_k(self) -> float:
         """The RRF constant calibrated for this corpus at build time (60 if none)."""
@@ -309,7 +318,7 @@ class HybridIndex:
         query: str,
         results: Mapping[str, Ranked],
         k: int,
-        rrf_k: float,
+        fusion: policy.Fusion | float,
         weights: Mapping[str, float] | None,
         test_code_weight: float = 1.0,
         collapse: str = DEFAULT_COLLAPSE,
@@ -323,12 +332,15 @@ class HybridIndex:
         if fused:
             exact = self._exact_rows(query, results.get("bm25"), df) if self.evidence_tiers else None
             in_tests = policy.is_test_code_row(self.test_code_paths, chunk_of)
-            ranking, factors = policy.fuse(results, rrf_k, weights, exact, test_code_weight, in_tests)
+            if not isinstance(fusion, policy.Fusion):  # bench/ and tests pass RRF's k
+                fusion = policy.Fusion("rrf", float(fusion))
+            ranking, factors = policy.fuse(results, fusion, weights, exact, test_code_weight, in_tests)
         else:
             ranking = policy.one_side(results)
         places = policy.places(ranking, chunk_of, collapse, k, self.kind_floor if fused else 0)
         raw = {name: dict(pairs) for name, pairs in results.items()}
-        return [hit_of_place(place, raw, fused, factors, chunk_of) for place in places]
+        label = fusion.method if isinstance(fusion, policy.Fusion) else "rrf"
+        return [hit_of_place(place, raw, fused, factors, chunk_of, label) for place in places]
 
     def _exact_rows(
         self, query: str, bm25_hits: Ranked | None, df: Mapping[str, int] | None

@@ -1,6 +1,6 @@
 """`docmill serve INDEX`: an HTTP face over `docmill.open_index(INDEX, follow=True)`.
 
-    GET  /search?q=&k=&mode=&collapse=&filter=KEY=VALUE   the JSON of `docmill query --json` plus `build`
+    GET  /search?q=&k=&mode=&collapse=&fusion=&filter=K=V  the JSON of `docmill query --json` plus `build`
     POST /search  {"query": ..., "k": ..., "filters": {...}, "weights": {...}, ...}
     GET  /health   200 once the index is loaded (never needs the token)
     GET  /index    build, created, counts, model, fusion settings
@@ -23,7 +23,7 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -37,7 +37,7 @@ from docmill.hits import SearchResult
 from docmill.live import LiveIndex
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
-from indexers.ranking.options import Mode
+from indexers.ranking.options import DEFAULT_FUSION, Mode
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 ModeName = Literal["hybrid", "bm25", "vector"]  # indexers.ranking.options.Mode (a test checks)
 CollapseName = Literal["none", "section", "page", "document"]  # indexers/ranking/collapse.POLICIES
+FusionName = Literal["auto", "zscore", "rrf"]  # indexers/ranking/options.FUSIONS
+DEFAULT_FUSION_NAME = cast(FusionName, DEFAULT_FUSION)
 Query_ = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]  # empty or blank: 400 from _run_search
 K = Annotated[int, Field(ge=1, le=MAX_K)]
 FetchK = Annotated[int, Field(ge=1, le=MAX_FETCH_K)]
@@ -90,6 +92,7 @@ class SearchBody(BaseModel):
     filters: Filters | None = None
     abstain: bool = True
     collapse: CollapseName = DEFAULT_COLLAPSE
+    fusion: FusionName = DEFAULT_FUSION_NAME
 
 
 class BadRequest(ValueError):
@@ -299,6 +302,7 @@ def _search_routes(app: FastAPI, live: LiveIndex, reranked: dict[str, Any]) -> N
         rrf_k: Annotated[float | None, Query(gt=0, le=10_000, allow_inf_nan=False)] = None,
         abstain: bool = True,
         collapse: Annotated[CollapseName, Query()] = DEFAULT_COLLAPSE,
+        fusion: Annotated[FusionName, Query()] = DEFAULT_FUSION_NAME,
         filter: Annotated[list[str], Query(max_length=MAX_FILTERS, description="KEY=VALUE")] = [],  # noqa: B006
     ) -> Response:
         try:
@@ -313,6 +317,7 @@ def _search_routes(app: FastAPI, live: LiveIndex, reranked: dict[str, Any]) -> N
             "abstain": abstain,
         }
         options["collapse"] = collapse
+        options["fusion"] = fusion
         return _answer(live, q, {**options, "filters": filters, **reranked})
 
     @app.post("/search")

@@ -143,7 +143,11 @@ class ShardedIndex:
         run = SearchRun(
             query, tuple(self.tokenizer(query)), options, timeout, status=dict.fromkeys(self.names, "ok")
         )
-        weights = dict(options.weights) if options.weights is not None else self.fusion_weights
+        weights = (
+            dict(options.weights)
+            if options.weights is not None
+            else self.calibration.weights_for(self._fusion(options).method)
+        )
         results, noise = self._run_sides(run, weights)
         lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
         cosine = policy.top_cosine(results, run.readable)
@@ -267,7 +271,7 @@ class ShardedIndex:
             )  # fmt: skip
             in_tests = test.__contains__ if test else None
             ranking, factors = policy.fuse(
-                results, self._rrf_k(options), weights, exact, options.test_code_weight, in_tests
+                results, self._fusion(options), weights, exact, options.test_code_weight, in_tests
             )
         else:
             ranking = policy.one_side(results)
@@ -283,12 +287,21 @@ class ShardedIndex:
         places = policy.places(top, chunks.__getitem__, options.collapse, depth)
         raw = {name: dict(pairs) for name, pairs in results.items()}
         return [
-            dataclasses.replace(hit_of_place(place, raw, fused, factors, chunks.__getitem__), row=None)
+            dataclasses.replace(
+                hit_of_place(place, raw, fused, factors, chunks.__getitem__, self._fusion(options).method),
+                row=None,
+            )
             for place in places
         ]
 
-    def _rrf_k(self, options: SearchOptions) -> float:
-        return options.rrf_k if options.rrf_k is not None else self.fusion.rrf_k
+    @property
+    def calibration(self) -> policy.Calibration:
+        return policy.Calibration.from_section(self.fusion)
+
+    def _fusion(self, options: SearchOptions) -> policy.Fusion:
+        """HybridIndex._fusion."""
+        method = self.calibration.fusion_for(options.fusion)
+        return policy.Fusion(method, options.rrf_k if options.rrf_k is not None else self.fusion.rrf_k)
 
     def _rows(self, name: str, rows: Sequence[int]) -> list[int]:
         base = self.names.index(name) << ROW_BITS

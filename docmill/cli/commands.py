@@ -91,6 +91,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         rerank=_reranker(args),
         rerank_k=args.rerank_k,
         collapse=args.collapse,
+        fusion=args.fusion,
     )
     if args.json:
         _print_json(result.to_json())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 from docmill.cli.common import (
     EXIT_OK,
@@ -47,8 +48,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         "queries": len(dataset.queries),
         "documents": sum(d.records for d in index.manifest.documents),
         "collapse": args.collapse,
+        "fusion_method": args.fusion,
         "modes": evaluate(
-            index, dataset, modes, abstain=args.abstain, search_options={**options, "collapse": args.collapse}
+            index,
+            dataset,
+            modes,
+            abstain=args.abstain,
+            search_options={**options, "collapse": args.collapse, "fusion": args.fusion},
         ),
         **({"rerank": args.rerank_url} if reranker else {}),
     }
@@ -88,7 +94,9 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
     if args.max_queries:
         questions = questions[: args.max_queries]
     reranker = _reranker(args)
-    options = {"rerank": reranker, "collapse": args.collapse} if reranker else {"collapse": args.collapse}
+    options: dict[str, Any] = {"collapse": args.collapse, "fusion": args.fusion}
+    if reranker:
+        options["rerank"] = reranker
     summary, records = evaluate_questions(index, questions, modes, root=root, search_options=options)
     report = {
         "questions_file": str(args.queries or args.offtopic),
@@ -98,6 +106,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
         "index": str(index_path),
         "fusion": FusionSection.read(index.manifest.extra).to_dict(),
         "collapse": args.collapse,
+        "fusion_method": args.fusion,
         "modes": summary,
     }
     if args.report:

@@ -324,3 +324,17 @@ def _collapse_option(p: argparse.ArgumentParser) -> None:
         help=f"one hit per PDF page / Markdown section / code symbol (section), page, document, "
         f"or none (default {DEFAULT_POLICY})",
     )
+    _fusion_option(p)
+
+
+def _fusion_option(p: argparse.ArgumentParser) -> None:
+    from indexers.ranking.options import DEFAULT_FUSION, FUSIONS
+
+    p.add_argument(
+        "--fusion",
+        default=DEFAULT_FUSION,
+        choices=FUSIONS,
+        help="how hybrid mode fuses BM25 and vectors: zscore (each side's scores as standard scores, "
+        "averaged), rrf (reciprocal rank fusion, ranks only) or auto (the default: zscore, rrf on a "
+        "code corpus)",
+    )

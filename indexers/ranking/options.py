@@ -15,6 +15,11 @@ from indexers.ranking.collapse import check_policy
 # Code in test files: fused scores are multiplied by this in hybrid search (bench/code_questions.py,
 # docs/EVALUATION.md: tests of a function otherwise crowd out the function itself).
 TEST_CODE_WEIGHT = 0.8
+# How hybrid search fuses the two sides (indexers/ranking/fusion.py): "zscore" (standard scores,
+# convex combination) or "rrf" (ranks only); "auto" (the default) lets the build's calibration
+# choose (policy.Calibration.fusion_for; docs/EVALUATION.md "Fusion").
+FUSIONS = ("auto", "zscore", "rrf")
+DEFAULT_FUSION = "auto"
 
 
 class Mode(enum.StrEnum):
@@ -55,10 +60,13 @@ class SearchOptions:
     probe: int | None = None
     collapse: str = DEFAULT_COLLAPSE
     timeout: float | None = None
+    fusion: str = DEFAULT_FUSION
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", Mode.from_str(self.mode))
         check_policy(self.collapse)
+        if self.fusion not in FUSIONS:
+            raise ValueError(f"unknown fusion {self.fusion!r}; expected one of: {', '.join(FUSIONS)}")
         if self.probe is not None and self.probe <= 0:
             raise ValueError(f"probe must be positive, got {self.probe}")
         if self.k <= 0 or self.fetch_k <= 0:

@@ -23,7 +23,8 @@ from indexers.ranking.adjust import demote, kind_floor
 from indexers.ranking.calibrate import is_source_chunk
 from indexers.ranking.collapse import check_policy
 from indexers.ranking.collapse import collapse as collapse_places
-from indexers.ranking.fusion import EXACT_DEPTH, EXACT_MAX_DF, Fused, exact_looking, promote, rrf
+from indexers.ranking.defaults import DEFAULT_WEIGHTS
+from indexers.ranking.fusion import EXACT_DEPTH, EXACT_MAX_DF, Fused, exact_looking, promote, rrf, zscore
 from indexers.ranking.options import Mode
 
 Ranked = list[tuple[int, float]]  # (row, score), best first
@@ -49,6 +50,24 @@ class Calibration:
     @classmethod
     def from_section(cls, fusion: FusionSection) -> Calibration:
         return cls(fusion.fusion_weights, fusion.rrf_k, fusion.bm25_coverage_power)
+
+    def fusion_for(self, requested: str) -> str:
+        """The fusion a search runs: the one asked for, or for "auto" z-score fusion, except on a
+        code corpus, whose prior (RRF k=10, BM25 weight * coverage ** 4) was fitted with RRF and
+        lost with z-score fusion on CoSQA (nDCG@10 0.6205 -> 0.6115 fit, 0.5885 -> 0.5843 held)."""
+        if requested != "auto":
+            return requested
+        return "rrf" if self.coverage_power is not None else "zscore"
+
+    def weights_for(self, fusion: str) -> dict[str, float]:
+        """The weights a search with ``fusion`` starts from. The stored ones were fitted for RRF
+        (calibrate.py, by pseudo-queries); z-score fusion uses equal weights instead, keeping a
+        vector side switched off (0) and a code corpus's per-query BM25 weight (coverage_power):
+        the fitted RRF weights rated the sides the wrong way round on both Chinese dev sets
+        (docs/EVALUATION.md "Fusion")."""
+        if fusion == "rrf" or self.coverage_power is not None or self.weights.get("vector", 1.0) <= 0:
+            return dict(self.weights)
+        return dict(DEFAULT_WEIGHTS)
 
     @classmethod
     def from_fusion(cls, fusion: Mapping[str, Any] | None) -> Calibration:
@@ -160,20 +179,32 @@ def exact_rows(
     return out
 
 
+@dataclass(frozen=True)
+class Fusion:
+    """How the sides are fused: ``method`` "zscore" or "rrf" (options.FUSIONS) and RRF's k."""
+
+    method: str = "zscore"
+    rrf_k: float = 60.0
+
+
 def fuse(
     results: Mapping[str, Ranked],
-    rrf_k: float,
+    fusion: Fusion,
     weights: Mapping[str, float] | None,
     exact: Mapping[int, str] | None,
     test_code_weight: float = 1.0,
     is_test: Callable[[int], bool] | None = None,
 ) -> tuple[list[Fused], dict[int, float]]:
-    """Both sides' chunk ranks fused by weighted RRF; with ``exact`` (None: the evidence tiers are
-    off) the agreement and exact-term candidates first (fusion.promote); the rows ``is_test`` says
-    are test code demoted by ``test_code_weight`` (adjust.demote). (ranking, row -> factor)."""
-    # chunk ranks, not place ranks: fusing each side's ranks of places (a page's rank = its best
-    # chunk's among pages) lost code questions (docs/EVALUATION.md, issue 22)
-    ranking = rrf({name: [r for r, _ in pairs] for name, pairs in results.items()}, rrf_k, weights)
+    """Both sides' chunks fused by ``fusion`` (weighted standard scores or weighted RRF); with
+    ``exact`` (None: the evidence tiers are off) the agreement and exact-term candidates first
+    (fusion.promote); the rows ``is_test`` says are test code demoted by ``test_code_weight``
+    (adjust.demote). (ranking, row -> factor)."""
+    # chunks, not places: fusing each side's ranks of places (a page's rank = its best chunk's
+    # among pages) lost code questions (docs/EVALUATION.md, issue 22)
+    if fusion.method == "rrf":
+        ranking = rrf({name: [r for r, _ in pairs] for name, pairs in results.items()}, fusion.rrf_k, weights)
+    else:
+        ranking = zscore(results, weights)
     if exact is not None:
         ranking = promote(ranking, list(results), exact, weights)
     if test_code_weight != 1.0 and is_test is not None:

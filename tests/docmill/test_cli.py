@@ -54,7 +54,7 @@ def test_query_collapse_option(cli_index, capsys):
     assert all(h["siblings"] == [] for h in flat)
     assert main(["query", str(cli_index), "LRU cache eviction", "--k", "5", "--json"]) == 0
     hits = json.loads(capsys.readouterr().out)["hits"]
-    places = [(h["path"], (h["symbol"] or "").split(".")[0], tuple(h["heading_path"])) for h in hits]
+    places = [(h["path"], h["symbol"] or "", tuple(h["heading_path"])) for h in hits]
     assert len(places) == len(set(places))
     # what collapsed into a hit is still there, as its siblings
     ids = {h["chunk_id"] for h in hits} | {s["chunk_id"] for h in hits for s in h["siblings"]}

@@ -29,7 +29,7 @@ def test_each_mode_finds_the_linux_install_section(index, mode):
 
 
 def test_hybrid_hit_explains_both_retrievers(index):
-    hit = index.search("orbital daemon installer", k=5, mode="hybrid").hits[0]
+    hit = index.search("orbital daemon installer", k=5, mode="hybrid", fusion="rrf").hits[0]
     explained = (
         r"vec#\d+\(\d\.\d\d\) bm25#\d+\(\d+\.\d\d\) rrf=0\.\d{4}( agree| exact:\S+)?( \+\d+ same place)?"
     )
@@ -37,12 +37,14 @@ def test_hybrid_hit_explains_both_retrievers(index):
     rank_v, rank_b = hit.ranks["vector"], hit.ranks["bm25"]
     k, w = index.fusion_rrf_k, index.fusion_weights  # calibrated for this corpus at build time
     assert hit.score == pytest.approx(w["vector"] / (k + rank_v) + w["bm25"] / (k + rank_b))
-    plain = index.search(
-        "orbital daemon installer", k=5, mode="hybrid", rrf_k=60, weights={"bm25": 1, "vector": 1}
-    )
+    equal = {"bm25": 1, "vector": 1}
+    query = "orbital daemon installer"
+    plain = index.search(query, k=5, mode="hybrid", rrf_k=60, weights=equal, fusion="rrf")
     top = plain.hits[0]
     assert top.score == pytest.approx(1 / (60 + top.ranks["vector"]) + 1 / (60 + top.ranks["bm25"]))
     assert hit.scores["bm25"] > 0 and -1 <= hit.scores["vector"] <= 1
+    default = index.search("orbital daemon installer", k=5, mode="hybrid").hits[0]  # fusion "auto"
+    assert re.fullmatch(explained.replace(r"rrf=0\.\d{4}", r"z=\d+\.\d{4}"), default.explain), default.explain
 
 
 def test_code_search_finds_the_method_with_its_class(index):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
 import pytest
 
 TOPICS = {
@@ -65,14 +66,15 @@ def index(tmp_path_factory, embedder):
     return opened
 
 
-def reference(index, query, mode, weights=None, k=10, fetch_k=100):
+def reference(index, query, mode, weights=None, k=10, fetch_k=100, fusion="rrf"):
     """(chunk id, score) of the top k, computed the long way. Hybrid search with one retriever
-    weighted 0 is the other retriever alone, with its own scores."""
+    weighted 0 is the other retriever alone, with its own scores. ``fusion`` "zscore": each side's
+    scores as standard scores over its list, less its lowest, averaged with the weights."""
     from indexers.dense.embedder import search_faiss
 
     bm25 = index.bm25.top_k(index.tokenizer(query), fetch_k)
     vector = search_faiss(index._faiss, index.embedder.encode([query])[0], fetch_k)
-    weights = weights or index.fusion_weights
+    weights = weights or (index.fusion_weights if fusion == "rrf" else {"bm25": 1.0, "vector": 1.0})
     if mode == "hybrid" and weights["vector"] <= 0:
         mode = "bm25"
     if mode == "hybrid" and weights["bm25"] <= 0:
@@ -84,9 +86,15 @@ def reference(index, query, mode, weights=None, k=10, fetch_k=100):
     rrf_k = index.fusion_rrf_k
     score: dict[int, float] = {}
     best_rank: dict[int, int] = {}
+    total = weights["bm25"] + weights["vector"]
     for name, pairs in (("bm25", bm25), ("vector", vector)):
-        for rank, (row, _) in enumerate(pairs, start=1):
-            score[row] = score.get(row, 0.0) + weights[name] / (rrf_k + rank)
+        values = np.array([s for _, s in pairs], dtype=np.float64)
+        for rank, (row, value) in enumerate(pairs, start=1):
+            if fusion == "rrf":
+                score[row] = score.get(row, 0.0) + weights[name] / (rrf_k + rank)
+            else:
+                z = (value - values.min()) / values.std()
+                score[row] = score.get(row, 0.0) + weights[name] * z / total
             best_rank[row] = min(best_rank.get(row, rank), rank)
     top3 = [{row for row, _ in pairs[:3]} for pairs in (bm25, vector)]
     agreed = top3[0] & top3[1]
@@ -104,12 +112,15 @@ def reference(index, query, mode, weights=None, k=10, fetch_k=100):
         ("hybrid", {"bm25": 0.7, "vector": 1.3}),
     ],
 )
-def test_search_returns_the_reference_top_10_in_every_mode(index, mode, weights):
-    assert index.fusion_coverage_power is None  # plain RRF here
+@pytest.mark.parametrize("fusion", ["rrf", "zscore"])
+def test_search_returns_the_reference_top_10_in_every_mode(index, mode, weights, fusion):
+    assert index.fusion_coverage_power is None  # a prose corpus: "auto" fusion is zscore here
     for query in QUERIES:
-        result = index.search(query, k=10, mode=mode, weights=weights, abstain=False, collapse="none")
+        result = index.search(
+            query, k=10, mode=mode, weights=weights, abstain=False, collapse="none", fusion=fusion
+        )
         got = [(hit.chunk.id, hit.score) for hit in result.hits]
-        want = reference(index, query, mode, weights)
+        want = reference(index, query, mode, weights, fusion=fusion)
         assert [chunk_id for chunk_id, _ in got] == [chunk_id for chunk_id, _ in want], query
         for (_, ours), (_, theirs) in zip(got, want, strict=True):
             assert math.isclose(ours, theirs, rel_tol=1e-12, abs_tol=1e-12), query

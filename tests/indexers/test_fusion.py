@@ -81,3 +81,41 @@ def test_exact_looking_terms():
     assert exact_looking("line 23b of form 1040NR") == ["23b", "1040NR"]
     assert exact_looking("how do I add a progress bar") == []
     assert exact_looking('what does "max_redirects" do') == ["max_redirects"]
+
+
+def test_zscore_matches_hand_computed_standard_scores():
+    from indexers.ranking.fusion import standard_scores, zscore
+
+    bm25 = [(1, 9.0), (2, 5.0), (3, 1.0)]  # mean 5, spread sqrt(32/3)
+    vector = [(2, 0.9), (3, 0.8), (4, 0.7)]  # mean 0.8, spread sqrt(0.02/3)
+    zb, zv = standard_scores(bm25), standard_scores(vector)
+    spread_b, spread_v = (32 / 3) ** 0.5, (0.02 / 3) ** 0.5
+    assert zb == pytest.approx({1: 8 / spread_b, 2: 4 / spread_b, 3: 0.0})
+    assert zv == pytest.approx({2: 0.2 / spread_v, 3: 0.1 / spread_v, 4: 0.0})
+    fused = {f.row: f.score for f in zscore({"bm25": bm25, "vector": vector}, {"bm25": 1.0, "vector": 3.0})}
+    assert fused[2] == pytest.approx((zb[2] + 3 * zv[2]) / 4)
+    assert fused[1] == pytest.approx(zb[1] / 4)  # the vector side did not list row 1: its lowest, 0
+    assert fused[4] == pytest.approx(0.0)
+
+
+def test_zscore_lets_a_side_that_stands_clear_outweigh_a_flat_one():
+    """BM25's top hit stands far above its list; the vector side's cosines are flat (0.90-0.91 for
+    everything, as multilingual-e5's are), with the BM25 hit at its rank 30: RRF sinks it below the
+    mid-rank rows both sides list, the standard scores keep it first."""
+    from indexers.ranking.fusion import zscore
+
+    bm25 = [(0, 30.0)] + [(row, 10.0 - 0.1 * row) for row in range(1, 40)]
+    vector = [(row, 0.91 - 0.0002 * row) for row in range(1, 40)]
+    vector.insert(29, (0, 0.91 - 0.0002 * 29.5))
+    assert rrf({"bm25": [r for r, _ in bm25], "vector": [r for r, _ in vector]})[0].row != 0
+    assert zscore({"bm25": bm25, "vector": vector})[0].row == 0
+
+
+def test_zscore_is_deterministic_and_breaks_ties_by_best_rank_then_row():
+    from indexers.ranking.fusion import zscore
+
+    sides = {"bm25": [(5, 2.0), (6, 1.0)], "vector": [(6, 0.5), (5, 0.1)]}
+    first = [(f.row, f.score) for f in zscore(sides)]
+    assert first == [(f.row, f.score) for f in zscore(sides)]
+    tied = zscore({"bm25": [(7, 1.0), (8, 1.0)], "vector": [(8, 1.0), (7, 1.0)]})
+    assert [f.row for f in tied] == [7, 8]

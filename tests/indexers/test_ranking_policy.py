@@ -47,12 +47,14 @@ def test_exact_rare_term_lifts_bm25s_top_hit_and_test_code_is_demoted():
         "what does parse_v2 do", results["bm25"], {"parse_v2": 1}, _words, texts.__getitem__
     )
     assert exact == {1: "parse_v2"}
-    ranking, factors = policy.fuse(results, 60.0, DEFAULT_WEIGHTS, exact, 0.5, lambda row: row == 2)
+    ranking, factors = policy.fuse(
+        results, policy.Fusion("rrf", 60.0), DEFAULT_WEIGHTS, exact, 0.5, lambda row: row == 2
+    )
     # 3 and 2 are in both sides' top 3 (agree), 1 holds the rare exact term: all three lead;
     # 2, test code, drops below 1 (without the demotion it ranks above it)
     assert [f.row for f in ranking] == [3, 1, 2, 4] and factors == {2: 0.5}
     assert [f.evidence for f in ranking[:3]] == ["agree", "exact:parse_v2", "agree"]
-    undemoted, _ = policy.fuse(results, 60.0, DEFAULT_WEIGHTS, exact)
+    undemoted, _ = policy.fuse(results, policy.Fusion("rrf", 60.0), DEFAULT_WEIGHTS, exact)
     assert [f.row for f in undemoted] == [3, 2, 1, 4]
-    plain, none = policy.fuse(results, 60.0, DEFAULT_WEIGHTS, None)
+    plain, none = policy.fuse(results, policy.Fusion("rrf", 60.0), DEFAULT_WEIGHTS, None)
     assert none == {} and all(f.tier == 0 for f in plain)
