@@ -264,7 +264,11 @@ def ingest(
         logger.info("quality gate: %s", report.gate)
     logger.info(report.summary())
     logger.info("stage seconds: %s", ", ".join(f"{k} {v:.1f}" for k, v in report.timings.items()))
-    details = {"documents": report.documents, "indexed": report.indexed, "parsed": report.parsed}
+    details: dict[str, Any] = {
+        "documents": report.documents,
+        "indexed": report.indexed,
+        "parsed": report.parsed,
+    }
     details["ignored"] = {"files": report.ignored.files, "folders": report.ignored.folders}
     return {**report.to_json(), **details, "embedded": report.embedded, "published": report.published}
 
@@ -285,6 +289,7 @@ def _ingest_shards(
         )
     else:
         sharded = _run_shards(sources, index, config, shards, full_rebuild)
+    assert sharded is not None  # the flow returns the shards' report
     logger.info(sharded.summary())
     return dict(sharded.to_json())
 

@@ -13,7 +13,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,7 +149,7 @@ def finish_sharded_ingest(plan: ShardPlan, reports: dict[int, IngestReport]) -> 
     return out
 
 
-def gather(results: dict[int, Callable[[], IngestReport]]) -> dict[int, IngestReport]:
+def gather(results: Mapping[int, Callable[[], IngestReport]]) -> dict[int, IngestReport]:
     """Every shard's report (``results``: a callable per shard that returns it or raises); a
     failure is raised after all of them have finished, so no shard is left running unseen."""
     reports: dict[int, IngestReport] = {}

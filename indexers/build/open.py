@@ -6,6 +6,7 @@ prunes its folder (open files and memory maps outlive the unlink)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -91,5 +92,7 @@ def _open_vectors(folders: list[Path], infos: list[SegmentInfo], manifest: Manif
         if i == largest:
             ann.check(faiss_index, vector_spec(manifest.extra), where)
         exact = folder / EMBEDDINGS_FILE  # IVF-PQ re-scores its candidates with these
-        indexes.append(ann.with_exact_vectors(faiss_index, spec, lambda f=exact: np.load(f, mmap_mode="r")))
+        indexes.append(
+            ann.with_exact_vectors(faiss_index, spec, functools.partial(np.load, exact, mmap_mode="r"))
+        )
     return indexes

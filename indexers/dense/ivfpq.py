@@ -51,7 +51,7 @@ def build_ivfpq(
     index.train(np.ascontiguousarray(sample, dtype=np.float32))
     index.nprobe = min(nprobe, nlist)
     index.own_fields = True  # the quantizer belongs to the index (else Python may free it first)
-    quantizer.this.disown()
+    quantizer.this.disown()  # type: ignore[attr-defined]  # SWIG ownership, not in the stubs
     if len(vectors):
         index.add(vectors)
     return index

@@ -53,9 +53,9 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
         fold = page_fold(lines, text_width)
         if fold is None:
             return [list(lines)]
-        left = [Line(lc) for ln in lines if (lc := tuple(c for c in ln.chunks if c.x1 <= fold))]
-        right = [Line(rc) for ln in lines if (rc := tuple(c for c in ln.chunks if c.x0 >= fold))]
-        return [*lanes(left, text_width / 2, depth - 1), *lanes(right, text_width / 2, depth - 1)]
+        before = [Line(lc) for ln in lines if (lc := tuple(c for c in ln.chunks if c.x1 <= fold))]
+        after = [Line(rc) for ln in lines if (rc := tuple(c for c in ln.chunks if c.x0 >= fold))]
+        return [*lanes(before, text_width / 2, depth - 1), *lanes(after, text_width / 2, depth - 1)]
     crossing = [any(c.x0 < mid < c.x1 for c in line.chunks) for line in lines]
     prose_line = [
         not crossing[i] and any(_is_prose(c, text_width) for c in line.chunks) for i, line in enumerate(lines)
