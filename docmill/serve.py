@@ -364,7 +364,12 @@ def _page(  # noqa: PLR0913
 
     def render(build: str, **extra: Any) -> str:
         model = getattr(live.embedder, "model_name", "")
-        tokenizer = Tokenizer.from_dict(live.manifest.tokenizer)
+        manifest = getattr(live, "manifest", None)  # a sharded root has none: its shards' tokenizer
+        tokenizer = (
+            Tokenizer.from_dict(manifest.tokenizer)
+            if manifest is not None
+            else getattr(live, "tokenizer", None)
+        )
         return page.page(
             query=q,
             mode=mode,
