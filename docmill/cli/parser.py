@@ -115,6 +115,21 @@ def _add_ingest(sub: Any) -> None:
         help="FAISS index: auto (flat below 30k chunks, HNSW above; default), flat, hnsw, ivf or ivfpq "
         "(IVF-PQ codes, candidates re-scored with the exact vectors: large shards)",
     )
+    _add_file_choice(p)
+    p.add_argument(
+        "--progress",
+        default="auto",
+        choices=("auto", "always", "never"),
+        help="progress on stderr: bars (files/s, stage, ETA) on a terminal without --json, else one line "
+        "per stage (count, time, rate) (auto); always bars; never",
+    )
+    p.add_argument("--shards", type=int, default=0, help="split into N shards by path hash (0: one index)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ingest)
+
+
+def _add_file_choice(p: argparse.ArgumentParser) -> None:
+    """`docmill ingest`'s options that choose the files under a source folder."""
     p.add_argument(
         "--include",
         action="append",
@@ -137,16 +152,6 @@ def _add_ingest(sub: Any) -> None:
         help="index files that .gitignore / .docmillignore files in the source folders leave out "
         "(honoured by default)",
     )
-    p.add_argument(
-        "--progress",
-        default="auto",
-        choices=("auto", "always", "never"),
-        help="progress on stderr: bars (files/s, stage, ETA) on a terminal without --json, else one line "
-        "per stage (count, time, rate) (auto); always bars; never",
-    )
-    p.add_argument("--shards", type=int, default=0, help="split into N shards by path hash (0: one index)")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_ingest)
 
 
 def _add_query(sub: Any) -> None:
