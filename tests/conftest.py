@@ -4,8 +4,10 @@ against one ephemeral server per session with a temporary PREFECT_HOME."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import socket
+import sys
 import tempfile
 import textwrap
 import threading
@@ -24,6 +26,22 @@ os.environ["DOCMILL_CACHE_DIR"] = tempfile.mkdtemp(prefix="docmill-cache-")
 os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="docmill-prefect-")
 
 REPO = Path(__file__).resolve().parent.parent
+FAKES_PATH = Path(__file__).resolve().parent / "flows" / "fakes.py"
+
+
+def load_fakes():
+    """tests/ is not a package (import-mode=importlib): load tests/flows/fakes.py by path, once, as
+    the module ``docmill_test_fakes``, so any test can ``import docmill_test_fakes``."""
+    if "docmill_test_fakes" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("docmill_test_fakes", FAKES_PATH)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["docmill_test_fakes"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["docmill_test_fakes"]
+
+
+load_fakes()
 
 
 @pytest.fixture(scope="session")

@@ -4,13 +4,12 @@ repo map, PageRank, hit context, the CLI, old builds and incremental ingest."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import shutil
-import sys
 import textwrap
 from pathlib import Path
 
+import docmill_test_fakes  # loaded by tests/conftest.py
 import numpy as np
 import pytest
 
@@ -24,18 +23,6 @@ from flows.pipeline import run_ingest
 from indexers.build.graph_file import GRAPH_FILE, read_graph
 from indexers.build.manifest import Manifest
 from indexers.build.store import IndexStore
-
-
-def _fakes():
-    if "docmill_test_fakes" not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "flows" / "fakes.py"
-        spec = importlib.util.spec_from_file_location("docmill_test_fakes", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["docmill_test_fakes"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["docmill_test_fakes"]
-
 
 TREE = {
     "pkg/core.py": '''
@@ -82,7 +69,7 @@ TREE = {
 
 def ingest(root: Path, index: Path, **kwargs):
     """Ingest ``root/proj`` (written from TREE the first time) with the hash embedder."""
-    fakes = _fakes()
+    fakes = docmill_test_fakes
     source = root / "proj"
     if not source.exists():
         for rel, text in TREE.items():
@@ -101,7 +88,7 @@ def built(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def index(built):
-    idx = open_index(built / "idx", embedder=_fakes().HashEmbedder())
+    idx = open_index(built / "idx", embedder=docmill_test_fakes.HashEmbedder())
     yield idx
     idx.close()
 
@@ -231,7 +218,7 @@ def test_a_build_from_before_the_graph_opens_searches_and_refs_say_to_reingest(b
     manifest.files.pop(GRAPH_FILE)
     manifest.write(build)
     (build / GRAPH_FILE).unlink()
-    idx = open_index(old, embedder=_fakes().HashEmbedder())
+    idx = open_index(old, embedder=docmill_test_fakes.HashEmbedder())
     hits = idx.search("start the engine", k=3, mode="bm25", abstain=False).hits
     assert hits and all(h.used_by == () for h in hits)
     idx.close()

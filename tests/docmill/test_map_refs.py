@@ -5,12 +5,11 @@ object's call not counted, and a clear error on an index without code."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import textwrap
 from pathlib import Path
 
+import docmill_test_fakes  # loaded by tests/conftest.py
 import pytest
 
 from docmill.cli import main
@@ -129,22 +128,11 @@ TREE = {
 }
 
 
-def _fakes():
-    if "docmill_test_fakes" not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "flows" / "fakes.py"
-        spec = importlib.util.spec_from_file_location("docmill_test_fakes", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["docmill_test_fakes"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["docmill_test_fakes"]
-
-
 def _ingest(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (root / "web" / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / "web" / rel).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    fakes = _fakes()
+    fakes = docmill_test_fakes
     run_ingest(
         [root / "web"], root / "idx", IngestConfig(model=fakes.HASH_MODEL), embedder=fakes.HashEmbedder()
     )

@@ -48,3 +48,17 @@ class WordTokenizer:
 
     def __call__(self, text: str, **_: object) -> dict[str, list[int]]:
         return {"input_ids": [1] * len(re.findall(r"\w+", text))}
+
+
+def clustered_vectors(n: int, dim: int, clusters: int = 40, seed: int = 0) -> np.ndarray:
+    """Unit vectors from a Gaussian mixture with low-rank clusters, the shape of text embeddings
+    (topics, each spread along a few directions), not uniform noise: what approximate vector
+    indexes are tested on."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((clusters, dim))
+    bases = rng.standard_normal((clusters, 6, dim)) * 0.5
+    which = rng.integers(0, clusters, n)
+    x = centres[which] + np.einsum("nk,nkd->nd", rng.standard_normal((n, 6)), bases[which])
+    x += 0.15 * rng.standard_normal((n, dim))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    return x.astype(np.float32)

@@ -3,42 +3,22 @@ honoured on load, accurate against flat, and filtered searches that still return
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
+import docmill_test_fakes  # loaded by tests/conftest.py
 import numpy as np
 import pytest
 
 from indexers.dense import ann
 from indexers.dense.faiss_store import build_faiss, load_faiss, save_faiss, search_faiss
 
-FAKES_PATH = Path(__file__).resolve().parent.parent / "flows" / "fakes.py"
-
 
 def hash_embedder():
-    """tests/flows/fakes.py's HashEmbedder, loaded by path (tests/ is not a package)."""
-    if "docmill_test_fakes" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("docmill_test_fakes", FAKES_PATH)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["docmill_test_fakes"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["docmill_test_fakes"].HashEmbedder()
+    return docmill_test_fakes.HashEmbedder()
 
 
-def clustered(n: int, dim: int = 48, clusters: int = 40, seed: int = 0) -> np.ndarray:
-    """Unit vectors from a Gaussian mixture with low-rank clusters, the shape of text embeddings
-    (topics, each spread along a few directions), not uniform noise."""
-    rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((clusters, dim))
-    bases = rng.standard_normal((clusters, 6, dim)) * 0.5
-    which = rng.integers(0, clusters, n)
-    x = centres[which] + np.einsum("nk,nkd->nd", rng.standard_normal((n, 6)), bases[which])
-    x += 0.15 * rng.standard_normal((n, dim))
-    x /= np.linalg.norm(x, axis=1, keepdims=True)
-    return x.astype(np.float32)
+def clustered(n: int, dim: int = 48, seed: int = 0) -> np.ndarray:
+    return docmill_test_fakes.clustered_vectors(n, dim, seed=seed)
 
 
 def test_choice_by_size_and_by_force():

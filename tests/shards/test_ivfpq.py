@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import docmill_test_fakes  # loaded by tests/conftest.py
 import numpy as np
 import pytest
 
@@ -14,16 +15,8 @@ from indexers.dense.faiss_store import build_faiss, load_faiss, save_faiss, sear
 from indexers.dense.ivfpq import RerankedIVFPQ
 
 
-def clustered(n: int, dim: int = 64, clusters: int = 40, seed: int = 0) -> np.ndarray:
-    """Unit vectors from a Gaussian mixture with low-rank clusters (topics), not uniform noise."""
-    rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((clusters, dim))
-    bases = rng.standard_normal((clusters, 6, dim)) * 0.5
-    which = rng.integers(0, clusters, n)
-    x = centres[which] + np.einsum("nk,nkd->nd", rng.standard_normal((n, 6)), bases[which])
-    x += 0.15 * rng.standard_normal((n, dim))
-    x /= np.linalg.norm(x, axis=1, keepdims=True)
-    return x.astype(np.float32)
+def clustered(n: int, dim: int = 64, seed: int = 0) -> np.ndarray:
+    return docmill_test_fakes.clustered_vectors(n, dim, seed=seed)
 
 
 def test_choice_records_codes_and_refine():
