@@ -44,6 +44,7 @@ STAGES = ("tokenize", "bm25", "readable", "embed", "faiss", "abstain", "fusion",
 def stage_runner(index: Any, k: int = 10, fetch_k: int = 100) -> Callable[[str], dict[str, float]]:
     """One query through the hybrid steps, each timed (ms); the results feed the next step as in
     HybridIndex.search."""
+    from indexers.ranking import policy
     from indexers.ranking.fusion import promote, rrf
 
     embedder = index.embedder
@@ -78,7 +79,8 @@ def stage_runner(index: Any, k: int = 10, fetch_k: int = 100) -> Callable[[str],
         ranking = rrf({n: [row for row, _ in pairs] for n, pairs in results.items()}, rrf_k, weights)
         ranking = promote(ranking, list(results), index._exact_rows(query, bm25.hits, bm25.df), weights)
         lap("fusion")
-        index._rank(query, results, k, rrf_k, weights, 1.0, df=bm25.df)  # again + collapse + hydration
+        fusion = policy.Fusion("rrf", rrf_k)  # the RRF timed above
+        index._rank(query, results, k, fusion, weights, 1.0, df=bm25.df)  # again + collapse + hydration
         lap("hydrate")
         times["hydrate"] = max(0.0, times["hydrate"] - times["fusion"])
         return times

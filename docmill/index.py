@@ -166,7 +166,7 @@ class HybridIndex:
         if not query or not query.strip():
             return SearchResult([], abstained=True, reason="empty query", build=build)
         notes: list[str] = []
-        fusion = self._fusion(options)
+        fusion = self.calibration.fusion_of(options)
         weights = (
             dict(options.weights)
             if options.weights is not None
@@ -247,15 +247,10 @@ class HybridIndex:
             hits.append(dataclasses.replace(hit, score=item.score, explain=f"{votes} rrf={item.score:.4f}"))
         return SearchResult(hits, notes=notes, build=self.build.name)
 
-    @property
+    @functools.cached_property
     def calibration(self) -> policy.Calibration:
-        """This build's fusion calibration (manifest ``extra.fusion``)."""
+        """This build's fusion calibration (manifest ``extra.fusion``, read once)."""
         return policy.Calibration.from_section(self.fusion)
-
-    def _fusion(self, options: SearchOptions) -> policy.Fusion:
-        """How this search fuses: options.fusion ("auto": the build's choice) and RRF's k."""
-        method = self.calibration.fusion_for(options.fusion)
-        return policy.Fusion(method, options.rrf_k if options.rrf_k is not None else self.fusion_rrf_k)
 
     @property
     def fusion_rrf_k(self) -> float:
@@ -318,7 +313,7 @@ class HybridIndex:
         query: str,
         results: Mapping[str, Ranked],
         k: int,
-        fusion: policy.Fusion | float,
+        fusion: policy.Fusion,
         weights: Mapping[str, float] | None,
         test_code_weight: float = 1.0,
         collapse: str = DEFAULT_COLLAPSE,
@@ -332,15 +327,12 @@ class HybridIndex:
         if fused:
             exact = self._exact_rows(query, results.get("bm25"), df) if self.evidence_tiers else None
             in_tests = policy.is_test_code_row(self.test_code_paths, chunk_of)
-            if not isinstance(fusion, policy.Fusion):  # bench/ and tests pass RRF's k
-                fusion = policy.Fusion("rrf", float(fusion))
             ranking, factors = policy.fuse(results, fusion, weights, exact, test_code_weight, in_tests)
         else:
             ranking = policy.one_side(results)
         places = policy.places(ranking, chunk_of, collapse, k, self.kind_floor if fused else 0)
         raw = {name: dict(pairs) for name, pairs in results.items()}
-        label = fusion.method if isinstance(fusion, policy.Fusion) else "rrf"
-        return [hit_of_place(place, raw, fused, factors, chunk_of, label) for place in places]
+        return [hit_of_place(place, raw, fused, factors, chunk_of, fusion.method) for place in places]
 
     def _exact_rows(
         self, query: str, bm25_hits: Ranked | None, df: Mapping[str, int] | None

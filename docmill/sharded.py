@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -146,7 +147,7 @@ class ShardedIndex:
         weights = (
             dict(options.weights)
             if options.weights is not None
-            else self.calibration.weights_for(self._fusion(options).method)
+            else self.calibration.weights_for(self.calibration.fusion_of(options).method)
         )
         results, noise = self._run_sides(run, weights)
         lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
@@ -256,6 +257,7 @@ class ShardedIndex:
         from the shards (a shard that fails here loses its hits) and policy.places over them."""
         options = run.options
         depth = options.depth
+        fusion = self.calibration.fusion_of(options)
         by_row = {
             (name, row): chunk
             for name, a in run.answers.items()
@@ -271,7 +273,7 @@ class ShardedIndex:
             )  # fmt: skip
             in_tests = test.__contains__ if test else None
             ranking, factors = policy.fuse(
-                results, self._fusion(options), weights, exact, options.test_code_weight, in_tests
+                results, fusion, weights, exact, options.test_code_weight, in_tests
             )
         else:
             ranking = policy.one_side(results)
@@ -288,20 +290,16 @@ class ShardedIndex:
         raw = {name: dict(pairs) for name, pairs in results.items()}
         return [
             dataclasses.replace(
-                hit_of_place(place, raw, fused, factors, chunks.__getitem__, self._fusion(options).method),
+                hit_of_place(place, raw, fused, factors, chunks.__getitem__, fusion.method),
                 row=None,
             )
             for place in places
         ]
 
-    @property
+    @functools.cached_property
     def calibration(self) -> policy.Calibration:
+        """The lead shard's fusion calibration, read once (HybridIndex.calibration)."""
         return policy.Calibration.from_section(self.fusion)
-
-    def _fusion(self, options: SearchOptions) -> policy.Fusion:
-        """HybridIndex._fusion."""
-        method = self.calibration.fusion_for(options.fusion)
-        return policy.Fusion(method, options.rrf_k if options.rrf_k is not None else self.fusion.rrf_k)
 
     def _rows(self, name: str, rows: Sequence[int]) -> list[int]:
         base = self.names.index(name) << ROW_BITS

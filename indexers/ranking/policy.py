@@ -25,7 +25,7 @@ from indexers.ranking.collapse import check_policy
 from indexers.ranking.collapse import collapse as collapse_places
 from indexers.ranking.defaults import DEFAULT_WEIGHTS
 from indexers.ranking.fusion import EXACT_DEPTH, EXACT_MAX_DF, Fused, exact_looking, promote, rrf, zscore
-from indexers.ranking.options import Mode
+from indexers.ranking.options import Mode, SearchOptions
 
 Ranked = list[tuple[int, float]]  # (row, score), best first
 
@@ -58,6 +58,12 @@ class Calibration:
         if requested != "auto":
             return requested
         return "rrf" if self.coverage_power is not None else "zscore"
+
+    def fusion_of(self, options: SearchOptions) -> Fusion:
+        """How a search with ``options`` fuses: its method (fusion_for) and RRF's k (the option,
+        else the calibrated one)."""
+        rrf_k = options.rrf_k if options.rrf_k is not None else self.rrf_k
+        return Fusion(self.fusion_for(options.fusion), rrf_k)
 
     def weights_for(self, fusion: str) -> dict[str, float]:
         """The weights a search with ``fusion`` starts from. The stored ones were fitted for RRF
