@@ -35,7 +35,7 @@ from indexers.dense.remote import EndpointError, for_manifest, is_remote
 from indexers.lexical.bm25 import BM25Result
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking import policy
-from indexers.ranking.abstain import AbstainModel, known_idf_share, lexical_evidence
+from indexers.ranking.abstain import AbstainModel, is_short, known_idf_share, lexical_evidence
 from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
 from indexers.ranking.fusion import rrf
 from indexers.ranking.options import Mode, SearchOptions
@@ -175,7 +175,7 @@ class HybridIndex:
         results, df, readable, noise = self._run_sides(query, options, weights, notes)
         lexical, cosine = self.evidence(query, results if readable else _without_vector(results), df)
         confidence, reason = policy.verdict(
-            self.abstain_model, lexical, cosine, noise, options.abstain, notes
+            self.abstain_model, lexical, cosine, noise, options.abstain, notes, is_short(self._terms(query))
         )
         if reason:
             return SearchResult([], True, reason, notes, confidence=confidence, build=build)

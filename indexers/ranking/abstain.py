@@ -18,6 +18,15 @@ everyday questions in the corpus's languages (indexers/offtopic.py). A query wit
 is judged on its lexical evidence alone; one with both on ``w * lexical + (1 - w) * cosine``,
 ``w`` fitted per corpus on the unmixed sentences. A threshold lies midway between the in-domain
 1st percentile and the off-topic 95th, or at the former where the two overlap: answers win.
+Since version 4 an in-domain pseudo-query's answer stays in the corpus: its cosine is the better of
+the best other chunk's and its own chunk's rest (the sentence taken out), as a real question's
+answer is in the corpus; scored against other chunks only, it modelled a question whose answer is
+missing, set the floor too low and let everyday questions through (SciFact: 72 % of off-topic
+questions abstained, 86 % with the rest; docs/EVALUATION.md "Abstaining v4"). A short query (at
+most SHORT_TERMS distinct terms: "vitamin D", "nuts", "红烧肉") is judged on a scale of its own,
+fitted on short pseudo-queries (one to three words, or two to four Chinese characters, taken from
+the sentences) against short everyday searches: a one-word query's cosine is low for in-domain
+and off-topic alike, and on the long queries' scale it abstained on short in-domain questions.
 Confidence maps the evidence piecewise-linearly (off-topic median -> 0, threshold -> 0.5,
 in-domain median -> 1), so it is monotone in each evidence and an app can pick its own cut; the
 index abstains below 0.5.
@@ -27,6 +36,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,11 +44,12 @@ from typing import Any
 import numpy as np
 
 from indexers.lexical.segmented import BM25Scorer
+from indexers.lexical.tokenize import ENGLISH_STOPWORDS
 from indexers.ranking.calibrate import PseudoQuery, sample_pseudo_queries
-from indexers.ranking.offtopic import CHINESE, ENGLISH
+from indexers.ranking.offtopic import CHINESE, ENGLISH, SHORT_CHINESE, SHORT_ENGLISH
 from parsers.scripts import han_count
 
-VERSION = 3
+VERSION = 4
 DECISION = 0.5  # confidence below this abstains
 IN_DOMAIN_QUANTILE = 1.0  # percent of in-domain pseudo-queries allowed below the threshold
 OFFTOPIC_QUANTILE = 95.0  # a threshold above this share of off-topic pseudo-queries is not needed
@@ -46,6 +57,13 @@ OFFTOPIC_QUANTILE = 95.0  # a threshold above this share of off-topic pseudo-que
 # questions too.
 CJK_SHARE = 0.05
 MIN_PSEUDO_QUERIES = 30
+# A query with at most this many distinct terms is short: judged on the short scale when the build
+# has one (version 4).
+SHORT_TERMS = 3
+
+
+def is_short(terms: Sequence[str]) -> bool:
+    return 0 < len(set(terms)) <= SHORT_TERMS
 
 
 @dataclass(frozen=True)
@@ -133,20 +151,26 @@ def known_idf_share(
 
 @dataclass(frozen=True)
 class AbstainModel:
-    """The stored calibration: a scale for a query with no vector side (``alone``) and one for
-    a query with both (``joint``)."""
+    """The stored calibration: a scale for a query with no vector side (``alone``), one for a
+    query with both (``joint``) and, from version 4, one for a short query with both (``short``;
+    None in older builds: ``joint`` judges every query)."""
 
     alone: SideScale = DEFAULT_ALONE
     joint: JointScale = DEFAULT_JOINT
+    short: JointScale | None = None
 
-    def confidence(self, lexical: float, cosine: float | None) -> float:
+    def _joint(self, short: bool) -> JointScale:
+        return self.short if short and self.short is not None else self.joint
+
+    def confidence(self, lexical: float, cosine: float | None, short: bool = False) -> float:
         if cosine is None:
             return self.alone.confidence(lexical)
-        return self.joint.scale.confidence(self.joint.evidence(lexical, cosine))
+        joint = self._joint(short)
+        return joint.scale.confidence(joint.evidence(lexical, cosine))
 
-    def reason(self, lexical: float, cosine: float | None) -> str | None:
+    def reason(self, lexical: float, cosine: float | None, short: bool = False) -> str | None:
         """None to answer, else why not (each side's evidence and the threshold)."""
-        confidence = self.confidence(lexical, cosine)
+        confidence = self.confidence(lexical, cosine, short)
         if confidence >= DECISION:
             return None
         if cosine is None:
@@ -154,20 +178,23 @@ class AbstainModel:
                 f"confidence {confidence:.2f} < {DECISION}: known-term share {lexical:.2f} < "
                 f"{self.alone.threshold:.2f} (no vector side)"
             )
-        w = self.joint.lexical_weight
+        joint = self._joint(short)
+        w = joint.lexical_weight
+        scale = " (the short-query scale)" if joint is not self.joint else ""
         return (
             f"confidence {confidence:.2f} < {DECISION}: {w:g} x known-term share {lexical:.2f} + "
-            f"{1 - w:g} x best cosine {cosine:.2f} < {self.joint.scale.threshold:.2f}"
+            f"{1 - w:g} x best cosine {cosine:.2f} < {joint.scale.threshold:.2f}{scale}"
         )
 
     @classmethod
     def from_manifest(cls, stored: Mapping[str, Any] | None) -> AbstainModel:
         """The build's calibration; the defaults for what a build did not store."""
         stored = stored or {}
-        alone, joint = stored.get("alone"), stored.get("joint")
+        alone, joint, short = stored.get("alone"), stored.get("joint"), stored.get("short")
         return cls(
             SideScale.from_dict(alone) if alone else DEFAULT_ALONE,
             JointScale.from_dict(joint) if joint else DEFAULT_JOINT,
+            JointScale.from_dict(short) if short else None,
         )
 
 
@@ -177,8 +204,9 @@ def cjk_share(texts: Sequence[str]) -> float:
     return cjk / total if total else 0.0
 
 
-def offtopic_questions(texts: Sequence[str]) -> list[str]:
-    return list(ENGLISH) + (list(CHINESE) if cjk_share(texts) >= CJK_SHARE else [])
+def offtopic_questions(texts: Sequence[str], short: bool = False) -> list[str]:
+    english, chinese = (SHORT_ENGLISH, SHORT_CHINESE) if short else (ENGLISH, CHINESE)
+    return list(english) + (list(chinese) if cjk_share(texts) >= CJK_SHARE else [])
 
 
 def fit_scale(
@@ -227,14 +255,17 @@ def calibrate_abstain(
     readable: Callable[[str], bool] | None = None,
     default_joint: JointScale | None = None,
     sample: tuple[int, int] = (150, 1),
+    encode_passages: Callable[[list[str]], np.ndarray] | None = None,
 ) -> dict[str, Any]:
     """The abstain scales for this corpus with their evidence (deterministic for a corpus and
     seed): ``alone`` for a query with no vector side (lexical only), ``joint`` for one with
-    both. ``readable(query)``: whether the embedding model can read it. ``sample``: (how many
-    pseudo-queries, seed)."""
+    both, ``short`` for a short one with both. ``encode``: queries; ``encode_passages``: passages
+    (a pseudo-query's own chunk's rest; None: leave-one-out cosines only). ``readable(query)``:
+    whether the embedding model can read it. ``sample``: (how many pseudo-queries, seed)."""
     n, seed = sample
     queries = sample_pseudo_queries(chunks, tokenize, n, seed)
-    offtopic = offtopic_questions([c.text for c in chunks[:: max(1, len(chunks) // 500)]])
+    sampled = [c.text for c in chunks[:: max(1, len(chunks) // 500)]]
+    offtopic = offtopic_questions(sampled)
     texts, rows, in_lexical = _in_domain(queries, chunks, bm25, tokenize, offtopic, random.Random(seed))
     off_lexical = [lexical_evidence(bm25, tokenize(q)) for q in offtopic]
     result: dict[str, Any] = {"version": VERSION, "pseudo_queries": len(texts), "offtopic": len(offtopic)}
@@ -244,19 +275,105 @@ def calibrate_abstain(
         if default_joint is not None and vectors is not None and encode is not None:
             result["joint"] = {**default_joint.to_dict(), "default": True}  # the model's own default
         return result  # too few pseudo-queries to fit: the defaults, and no model time spent
-    readable = readable or (lambda _: True)
-    keep = [i for i in range(0, len(texts), 3) if readable(texts[i])]  # the unmixed sentences
-    outside = [i for i, text in enumerate(offtopic) if readable(text)]
-    in_cos = _best_cosines(vectors, encode([texts[i] for i in keep]), [rows[i] for i in keep]) if keep else []
-    off_cos = _best_cosines(vectors, encode([offtopic[i] for i in outside])) if outside else []
+    cosines = _PseudoCosines(vectors, encode, encode_passages, readable or (lambda _: True))
+    # the unmixed sentences: cosine from the sentence, lexical evidence from its first mix
+    keep = [i for i in range(0, len(texts), 3) if cosines.readable(texts[i])]
+    outside = [i for i, text in enumerate(offtopic) if cosines.readable(text)]
+    in_cos = cosines.in_domain([texts[i] for i in keep], [queries[i // 3] for i in keep])
+    off_cos = cosines.offtopic([offtopic[i] for i in outside])
     joint = fit_joint(
-        np.column_stack([[in_lexical[i + 1] for i in keep], in_cos]) if keep else np.zeros((0, 2)),
-        np.column_stack([[off_lexical[i] for i in outside], off_cos]) if outside else np.zeros((0, 2)),
+        _pairs([in_lexical[i + 1] for i in keep], in_cos),
+        _pairs([off_lexical[i] for i in outside], off_cos),
         DEFAULT_JOINT,
     )
     result["joint"] = joint.to_dict()
     result["evidence"]["vector"] = _quantiles(in_cos, off_cos)
+    short_offtopic = offtopic_questions(sampled, short=True)
+    short = _short_scale(queries, bm25, tokenize, cosines, short_offtopic, joint, seed)
+    if short is not None:
+        result["short"] = short
     return result
+
+
+def _pairs(lexical: Sequence[float], cosine: Sequence[float]) -> np.ndarray:
+    return np.column_stack([lexical, cosine]) if len(lexical) else np.zeros((0, 2))
+
+
+@dataclass(frozen=True)
+class _PseudoCosines:
+    """The vector evidence of pseudo-queries: an in-domain one's best cosine is the better of the
+    best other chunk's (leave-one-out) and its own chunk's rest's (the answer kept in the corpus);
+    an off-topic one's is the best over the corpus."""
+
+    vectors: np.ndarray
+    encode: Callable[[list[str]], np.ndarray]
+    encode_passages: Callable[[list[str]], np.ndarray] | None
+    readable: Callable[[str], bool]
+
+    def in_domain(self, texts: Sequence[str], queries: Sequence[PseudoQuery]) -> list[float]:
+        if not texts:
+            return []
+        embedded = self.encode(list(texts))
+        best = np.asarray(_best_cosines(self.vectors, embedded, [q.row for q in queries]))
+        if self.encode_passages is not None:
+            rests = self.encode_passages([q.remainder for q in queries])
+            best = np.maximum(best, np.sum(rests * embedded, axis=1))
+        return [float(x) for x in best]
+
+    def offtopic(self, texts: Sequence[str]) -> list[float]:
+        return _best_cosines(self.vectors, self.encode(list(texts))) if texts else []
+
+
+def _short_scale(
+    queries: Sequence[PseudoQuery],
+    bm25: BM25Scorer,
+    tokenize: Callable[[str], list[str]],
+    cosines: _PseudoCosines,
+    offtopic: Sequence[str],
+    joint: JointScale,
+    seed: int,
+) -> dict[str, Any] | None:
+    """The short-query scale (fit_joint over short pseudo-queries against short everyday
+    searches), with its evidence; None without enough short pseudo-queries."""
+    rng = random.Random(seed)
+    picked = [(q, short_query(q.query, rng)) for q in queries]
+    picked = [(q, text) for q, text in picked if text and cosines.readable(text)]
+    outside = [text for text in offtopic if cosines.readable(text)]
+    if len(picked) < MIN_PSEUDO_QUERIES or not outside:
+        return None
+    # a word of the sentence must occur outside it (its chunk's rest counts)
+    own = [frozenset(tokenize(q.query)) - frozenset(tokenize(q.remainder)) for q, _ in picked]
+    in_lexical = [
+        lexical_evidence(bm25, tokenize(text), mine) for (_, text), mine in zip(picked, own, strict=True)
+    ]
+    in_cos = cosines.in_domain([text for _, text in picked], [q for q, _ in picked])
+    off_lexical = [lexical_evidence(bm25, tokenize(text)) for text in outside]
+    off_cos = cosines.offtopic(outside)
+    scale = fit_joint(_pairs(in_lexical, in_cos), _pairs(off_lexical, off_cos), joint)
+    evidence = {"lexical": _quantiles(in_lexical, off_lexical), "vector": _quantiles(in_cos, off_cos)}
+    return {**scale.to_dict(), "evidence": evidence}
+
+
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]*")
+
+
+def short_query(sentence: str, rng: random.Random) -> str | None:
+    """A short search taken from ``sentence``: two to four consecutive Chinese characters of a
+    mostly Chinese one, else one to three consecutive content words (stopwords and words of
+    two letters left out); None when it has none."""
+    runs = _HAN_RUN.findall(sentence)
+    if runs and sum(map(len, runs)) * 2 >= len(sentence.replace(" ", "")):
+        run = rng.choice(runs)
+        size = min(len(run), rng.randint(2, 4))
+        start = rng.randrange(len(run) - size + 1)
+        return run[start : start + size]
+    words = [w for w in _WORD.findall(sentence) if len(w) > 2 and w.lower() not in ENGLISH_STOPWORDS]
+    if not words:
+        return None
+    size = min(len(words), rng.randint(1, 3))
+    start = rng.randrange(len(words) - size + 1)
+    return " ".join(words[start : start + size])
 
 
 def _in_domain(

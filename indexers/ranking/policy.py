@@ -149,13 +149,15 @@ def verdict(
     noise: bool,
     abstain: bool,
     notes: Sequence[str],
+    short: bool = False,
 ) -> tuple[float, str | None]:
     """(confidence, why to return no hits or None). ``noise``: vector mode's hits on a query its
-    model cannot read that BM25 does not find (confidence 0; the reason is the last notes)."""
-    confidence = 0.0 if noise else model.confidence(lexical, cosine)
+    model cannot read that BM25 does not find (confidence 0; the reason is the last notes).
+    ``short``: a short query (abstain.is_short), judged on the build's short-query scale."""
+    confidence = 0.0 if noise else model.confidence(lexical, cosine, short)
     if not abstain:
         return confidence, None
-    return confidence, ("; ".join(notes[-2:]) if noise else model.reason(lexical, cosine))
+    return confidence, ("; ".join(notes[-2:]) if noise else model.reason(lexical, cosine, short))
 
 
 def exact_rows(

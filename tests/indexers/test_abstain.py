@@ -2,6 +2,7 @@
 confidence being monotone in each side's evidence."""
 
 import random
+import zlib
 
 import numpy as np
 import pytest
@@ -153,3 +154,78 @@ def test_best_cosines_in_blocks_equal_the_whole_matrix_and_skip_the_own_chunk():
     assert _best_cosines(vectors, queries, rows, block=7) == pytest.approx(
         sims.max(axis=0).tolist(), abs=1e-6
     )
+
+
+def test_an_in_domain_pseudo_query_keeps_its_answer_its_own_chunks_rest():
+    """Version 4: a held-out sentence is scored against its chunk's rest too (the answer stays in
+    the corpus). Here each chunk's two sentences share a word no other chunk has, and the model
+    embeds a text by that word: leave-one-out the sentence finds nothing close, its rest is
+    identical, so the in-domain cosines rise; the off-topic ones do not move."""
+    rng = np.random.default_rng(5)
+    basis = rng.normal(size=(120, 16))
+    basis /= np.linalg.norm(basis, axis=1, keepdims=True)
+    chunks = []
+    for i in range(120):
+        text = f"The widget{i} is used when the value changes. A widget{i} can be set with the other option."
+        chunks.append(
+            Chunk(id=str(i), doc_id=str(i), path=f"d{i}.md", kind="text", text=text, index_text=text)
+        )
+
+    def encode(texts):
+        rows = []
+        for text in texts:
+            found = [i for i in range(120) if f"widget{i} " in text or text.endswith(f"widget{i}")]
+            noise = np.random.default_rng(zlib.crc32(text.encode())).normal(size=16) / 4.0
+            rows.append(basis[found[0]] if found else noise)
+        return np.asarray(rows, dtype=np.float32)
+
+    bm25 = BM25Index.build([TOKENIZE(c.index_text) for c in chunks])
+    vectors = encode([c.text for c in chunks])
+    out = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode)
+    kept = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode, encode_passages=encode)
+    before, after = out["evidence"]["vector"], kept["evidence"]["vector"]
+    assert after["offtopic"] == before["offtopic"]
+    assert before["in_domain"]["p50"] < 0.9 <= after["in_domain"]["p2"]
+
+
+def test_short_queries_get_a_scale_of_their_own_fitted_on_short_pseudo_queries(corpus):
+    chunks, bm25 = corpus
+    vectors, encode = _vectors(chunks)
+    stored = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode, encode_passages=encode)
+    assert stored["version"] == 4 and "short" in stored
+    assert stored["short"]["evidence"]["lexical"]["n"][1] == len(offtopic_questions(["x"], short=True))
+    model = AbstainModel.from_manifest(stored)
+    assert model.short is not None and model.short != model.joint
+    # the same evidence is judged on the short scale only for a short query
+    lexical, cosine = 0.6, float(model.short.scale.threshold)
+    assert model.confidence(lexical, cosine, short=True) == model.short.scale.confidence(
+        model.short.evidence(lexical, cosine)
+    )
+    assert model.confidence(lexical, cosine) == model.joint.scale.confidence(
+        model.joint.evidence(lexical, cosine)
+    )
+    # a build made before version 4 has no short scale: every query on the joint one
+    older = AbstainModel.from_manifest({k: v for k, v in stored.items() if k != "short"})
+    assert older.short is None and older.confidence(lexical, cosine, short=True) == older.confidence(
+        lexical, cosine
+    )
+
+
+def test_short_pseudo_queries_are_a_few_consecutive_content_words_or_chinese_characters():
+    from indexers.ranking.abstain import is_short, short_query
+
+    rng = random.Random(0)
+    sentence = "The reactive store is updated when the router changes the current component"
+    content = "reactive store updated router changes current component"  # stopwords left out
+    for _ in range(50):
+        query = short_query(sentence, rng)
+        assert 1 <= len(query.split()) <= 3 and f" {query} " in f" {content} "
+    chinese = "组件的响应式状态在路由变化时会被更新。"
+    for _ in range(50):
+        query = short_query(chinese, rng)
+        assert 2 <= len(query) <= 4 and query in chinese
+    assert short_query("a b of it", rng) is None
+    assert is_short(TOKENIZE("vitamin D")) and not is_short(
+        TOKENIZE("does vitamin D lower the risk of fractures")
+    )
+    assert not is_short([])
