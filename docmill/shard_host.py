@@ -146,6 +146,11 @@ class ShardSearcher:
                 source.append(row)
         return test, source
 
+    def held(self, filters: Mapping[str, Any]) -> dict[str, Any]:
+        """The filter's ``language`` / ``doc_id`` values this shard holds (filters.held_values):
+        the coordinator checks them over the union of the shards, as one index checks its own."""
+        return filtering.held_values(self.current().chunks.all(), filters)
+
     def coverage(self, terms: Sequence[str], row: int, corpus: CorpusStats, df: Mapping[str, int]) -> float:
         """Share of the query's corpus idf mass that row ``row`` holds (HybridIndex's per-query
         BM25 weight for code corpora)."""
