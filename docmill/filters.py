@@ -155,6 +155,31 @@ def mask(chunks: Sequence[Chunk], filters: Mapping[str, Any] | None, held: bool 
     return np.fromiter((_matches(c, filters) for c in chunks), dtype=bool, count=len(chunks))
 
 
+NO_MATCH = "no chunk matches the filters"
+
+
+def describe(filters: Mapping[str, Any]) -> str:
+    """The filters as the CLI's ``KEY=VALUE`` pairs: ``path=docs/*, kind=table, pages=2-5``."""
+    parts: list[str] = []
+    for key in FILTER_KEYS:
+        value = filters.get(key)
+        if value is None:
+            continue
+        if key == "pages":
+            parts.append(f"pages={value[0]}-{value[1]}")
+        elif key == "metadata":
+            parts += [f"metadata.{name}={v}" for name, v in value.items()]
+        else:
+            parts += [f"{key}={v}" for v in ([value] if isinstance(value, str) else value)]
+    return ", ".join(parts)
+
+
+def no_match(filters: Mapping[str, Any]) -> str:
+    """Why a search has no hits when no chunk passes ``filters`` (a result's ``reason``; it is
+    not judged, so its confidence is None)."""
+    return f"{NO_MATCH}: {describe(filters)}"
+
+
 def from_pairs(pairs: Sequence[str]) -> dict[str, Any]:
     """``KEY=VALUE`` strings (the CLI's --filter, the server's ?filter=) -> filters for `mask`:
     path/kind/language/doc_id repeat as alternatives, ``pages=A-B``, ``metadata.KEY=V``."""

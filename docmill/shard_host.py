@@ -122,6 +122,8 @@ class ShardSearcher:
         # a shard holds part of the build: a language or doc_id it lacks may be in another shard
         allowed = filtering.mask(index.chunks.all(), ask.filters, held=False) if ask.filters else None
         out: dict[str, Any] = {"build": index.build.name}
+        if allowed is not None:
+            out["matched"] = bool(allowed.any())  # with every shard False: no chunk passes the filters
         if ask.corpus is not None:
             scorer = self._scorer(index, ask.corpus)
             out["bm25"] = scorer.search(ask.terms, ask.fetch_k, allowed, df=ask.df).hits

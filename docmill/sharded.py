@@ -151,19 +151,24 @@ class ShardedIndex:
             else self.calibration.weights_for(self.calibration.fusion_of(options).method)
         )
         results, noise = self._run_sides(run, weights)
+        if options.filters and run.nothing_matches:
+            reason = filtering.no_match(options.filters)
+            return ShardedResult([], reason=reason, notes=run.notes, build=run.builds, shards=run.status)
         lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
         cosine = policy.top_cosine(results, run.readable)
         confidence, reason = policy.verdict(
             self.abstain_model, lexical, cosine, noise, options.abstain, run.notes
         )
         if reason:
-            return ShardedResult([], True, reason, run.notes, confidence, shards=run.status)
+            return ShardedResult([], True, reason, run.notes, confidence, run.builds, shards=run.status)
         if options.weights is None and len(results) > 1:
             weights = self._query_weights(run, results["bm25"], weights)
         hits = self._rank(run, results, weights)
         if options.rerank is not None:
             hits = rerank_or_fused(options.rerank, query, hits, options.k, run.notes)
-        return ShardedResult(hits, notes=run.notes, confidence=confidence, shards=run.status)
+        return ShardedResult(
+            hits, notes=run.notes, confidence=confidence, build=run.builds, shards=run.status
+        )
 
     def _check_held(self, filters: Mapping[str, Any], timeout: float | None) -> None:
         """FilterError for a ``language`` / ``doc_id`` value no shard holds (filters.check_values
