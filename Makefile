@@ -29,14 +29,16 @@ run: $(STAMP)
 
 # The search page is tested in a real headless browser (tests/docmill/test_page.py): Debian's
 # chromium + chromium-driver; Arabic table cells are drawn with DejaVu Sans (fonts-dejavu-core,
-# tests/parsers/test_unruled.py). Installed once when missing (as root, or through sudo).
+# tests/parsers/test_unruled.py); Chinese on the page with Noto Sans CJK (fonts-noto-cjk; without
+# it Chromium draws boxes). Installed once when any is missing (as root, or through sudo).
+CJK_FONT := /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
 browser:
 	@test -x /usr/bin/chromium -a -x /usr/bin/chromedriver \
-		-a -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || { \
+		-a -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf -a -f $(CJK_FONT) || { \
 		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver \
-			fonts-dejavu-core; }
+			fonts-dejavu-core fonts-noto-cjk; }
 
 test: $(STAMP) browser
 	$(BIN)/pytest -q

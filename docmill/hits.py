@@ -117,14 +117,17 @@ def place_citation(chunk: Chunk, siblings: tuple[Chunk, ...]) -> str:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """A list of hits; ``abstained`` with a ``reason`` when nothing relevant was found."""
+    """A list of hits; ``abstained`` with a ``reason`` when nothing relevant was found. Not
+    abstained, no hits and a ``reason`` (confidence None): the filters leave no chunk to search
+    (docmill.filters.no_match)."""
 
     hits: list[Hit]
     abstained: bool = False
     reason: str | None = None
     notes: list[str] = field(default_factory=list)
     # How sure the index is that the corpus answers the query (0..1, monotone in the evidence;
-    # the index abstains below 0.5: indexers/abstain.py). None where it was not computed.
+    # the index abstains below 0.5: indexers/abstain.py). None (JSON null) where nothing was
+    # judged: an empty query, filters no chunk passes.
     confidence: float | None = None
     # The build that answered (its folder name under builds/): with open_index(follow=True) the
     # build can change between two searches; a result names the one it was computed on.
@@ -141,8 +144,7 @@ class SearchResult:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"hits": [h.to_json() for h in self.hits], "abstained": self.abstained}
-        if self.confidence is not None:
-            out["confidence"] = round(self.confidence, 4)
+        out["confidence"] = round(self.confidence, 4) if self.confidence is not None else None
         if self.reason:
             out["reason"] = self.reason
         if self.notes:

@@ -172,7 +172,10 @@ class HybridIndex:
             if options.weights is not None
             else self.calibration.weights_for(fusion.method)
         )
-        results, df, readable, noise = self._run_sides(query, options, weights, notes)
+        allowed = filtering.mask(self.chunks.all(), options.filters) if options.filters else None
+        if allowed is not None and not allowed.any():  # nothing to rank or judge: say so, claim nothing
+            return SearchResult([], reason=filtering.no_match(options.filters), build=build)
+        results, df, readable, noise = self._run_sides(query, options, weights, notes, allowed)
         lexical, cosine = self.evidence(query, results if readable else _without_vector(results), df)
         confidence, reason = policy.verdict(
             self.abstain_model, lexical, cosine, noise, options.abstain, notes, is_short(self._terms(query))
@@ -191,11 +194,16 @@ class HybridIndex:
         )
 
     def _run_sides(
-        self, query: str, options: SearchOptions, weights: Mapping[str, float], notes: list[str]
+        self,
+        query: str,
+        options: SearchOptions,
+        weights: Mapping[str, float],
+        notes: list[str],
+        allowed: np.ndarray | None,
     ) -> tuple[dict[str, Ranked], dict[str, int] | None, bool, bool]:
-        """The sides ``options.mode`` and the policy ask for: (side -> ranked rows, the query terms'
-        df when BM25 ran, whether the vector side reads the query, whether its hits are noise)."""
-        allowed = filtering.mask(self.chunks.all(), options.filters) if options.filters else None
+        """The sides ``options.mode`` and the policy ask for over the ``allowed`` rows (None: all):
+        (side -> ranked rows, the query terms' df when BM25 ran, whether the vector side reads the
+        query, whether its hits are noise)."""
         fetch_k, mode = options.candidates, options.mode
         use_bm25, use_vector = policy.sides_to_ask(
             mode, weights, lambda: self.query_unknown_share(query), notes

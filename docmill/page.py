@@ -245,7 +245,8 @@ def results_html(
     if result.abstained:
         return notes + abstained_html(query, result, anyway)
     if not result.hits:
-        return notes + '<div class="abstained">No hits (the filters may exclude every chunk).</div>'
+        why = f": {result.reason}" if result.reason else " (the filters may exclude every chunk)"
+        return notes + f'<div class="abstained">No hits{html.escape(why)}.</div>'
     terms = query_terms(query, tokenizer or DEFAULT_TOKENIZER)
     return notes + "".join(hit_html(i, hit, terms) for i, hit in enumerate(result.hits, start=1))
 

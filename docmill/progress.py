@@ -8,12 +8,28 @@ only (tqdm stays out of ``import docmill``).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import IO, Any
 
 from flows.progress_lines import UNITS
 from flows.progress_lines import StageLines as StageLines
+
+# forced bars on a terminal that reports no size: tqdm reads it as -1 rows and draws nothing
+FALLBACK_COLUMNS, FALLBACK_ROWS = 80, 24
+
+
+def terminal_columns(stream: IO[str]) -> int | None:
+    """The width of the terminal ``stream`` writes to; None when it is not a terminal, 0 when the
+    terminal does not say (a pseudo-terminal without a size, e.g. `script` without `stty cols`),
+    where tqdm would draw every bar as an empty line."""
+    try:
+        if not stream.isatty():
+            return None
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return 0
 
 
 class StageBars:
@@ -50,12 +66,15 @@ class StageBars:
         self.close()
         label = f"embed with {self.model}" if name == "embed" else name
         self._stage, self._started = name, time.perf_counter()
+        sized = terminal_columns(self.stream) != 0  # else a fixed width, never an empty bar
         self._bar = tqdm(
             total=total,
             desc=label,
             unit=UNITS.get(name, "it"),
             file=self.stream,
-            dynamic_ncols=True,
+            dynamic_ncols=sized,
+            ncols=None if sized else FALLBACK_COLUMNS,
+            nrows=None if sized else FALLBACK_ROWS,
             mininterval=0.5,
             leave=True,
         )

@@ -217,10 +217,19 @@ class Guard:
         return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), self.token.encode())
 
 
-def _run_search(live: LiveIndex, query: str, options: dict[str, Any]) -> tuple[SearchResult, str]:
-    """One search on one build; the result and that build's name."""
+EMPTY_QUERY = {
+    "q": "the query is empty: pass q=your question",
+    "query": 'the query is empty: send a non-blank "query" field, e.g. ' + JSON_EXAMPLE,
+}
+
+
+def _run_search(
+    live: LiveIndex, query: str, options: dict[str, Any], field: str = "q"
+) -> tuple[SearchResult, str]:
+    """One search on one build; the result and that build's name. ``field``: the name the
+    request gave the query (GET's ``q``, a POST body's ``query``), for the empty-query error."""
     if not query.strip():
-        raise BadRequest("the query is empty: pass q=your question")
+        raise BadRequest(EMPTY_QUERY[field], field=field)
     with live.acquire() as index:
         try:
             result = index.search(query, **options)
@@ -229,9 +238,9 @@ def _run_search(live: LiveIndex, query: str, options: dict[str, Any]) -> tuple[S
         return result, index.build.name
 
 
-def _answer(live: LiveIndex, query: str, options: dict[str, Any]) -> Response:
+def _answer(live: LiveIndex, query: str, options: dict[str, Any], field: str = "q") -> Response:
     try:
-        result, build = _run_search(live, query, options)
+        result, build = _run_search(live, query, options, field)
     except BadRequest as exc:
         return _error(400, str(exc), field=getattr(exc, "field", None))
     body = {"query": query, "build": build, **result.to_json()}
@@ -328,7 +337,7 @@ def _search_routes(app: FastAPI, live: LiveIndex, reranked: dict[str, Any]) -> N
         except ValueError as exc:
             return _error(400, str(exc), field=getattr(exc, "field", None))
         options = body.model_dump(exclude={"query", "filters"})
-        return _answer(live, body.query, {**options, "filters": filters or None, **reranked})
+        return _answer(live, body.query, {**options, "filters": filters or None, **reranked}, "query")
 
     @app.get("/", response_class=HTMLResponse)
     def search_page(

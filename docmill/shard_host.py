@@ -122,6 +122,8 @@ class ShardSearcher:
         # a shard holds part of the build: a language or doc_id it lacks may be in another shard
         allowed = filtering.mask(index.chunks.all(), ask.filters, held=False) if ask.filters else None
         out: dict[str, Any] = {"build": index.build.name}
+        if allowed is not None:
+            out["matched"] = bool(allowed.any())  # with every shard False: no chunk passes the filters
         if ask.corpus is not None:
             scorer = self._scorer(index, ask.corpus)
             out["bm25"] = scorer.search(ask.terms, ask.fetch_k, allowed, df=ask.df).hits
@@ -145,6 +147,11 @@ class ShardSearcher:
             if is_source_chunk(chunk):
                 source.append(row)
         return test, source
+
+    def held(self, filters: Mapping[str, Any]) -> dict[str, Any]:
+        """The filter's ``language`` / ``doc_id`` values this shard holds (filters.held_values):
+        the coordinator checks them over the union of the shards, as one index checks its own."""
+        return filtering.held_values(self.current().chunks.all(), filters)
 
     def coverage(self, terms: Sequence[str], row: int, corpus: CorpusStats, df: Mapping[str, int]) -> float:
         """Share of the query's corpus idf mass that row ``row`` holds (HybridIndex's per-query

@@ -48,6 +48,17 @@ class SearchRun:
     df: dict[str, int] = field(default_factory=dict)
     answers: dict[str, Any] = field(default_factory=dict)  # shard -> its search answer
 
+    @property
+    def builds(self) -> str | None:
+        """The builds that answered, ``00=<build>+01=<build>`` (ShardedIndex.build_name's form)."""
+        return "+".join(f"{name}={a['build']}" for name, a in sorted(self.answers.items())) or None
+
+    @property
+    def nothing_matches(self) -> bool:
+        """Every shard answered and none holds a chunk that passes the filters (``matched``)."""
+        answered = bool(self.answers) and all(status == "ok" for status in self.status.values())
+        return answered and not any(a.get("matched", True) for a in self.answers.values())
+
 
 def corpus_of(stats: Mapping[str, Mapping[str, Any]]) -> tuple[CorpusStats, dict[str, int]]:
     """The answering shards' statistics summed; the key names their builds."""

@@ -136,11 +136,12 @@ class ShardedIndex:
     def search_with(self, query: str, options: SearchOptions) -> ShardedResult:
         """``search`` with its options as one record: the shards' sides, ranked by the policy
         HybridIndex ranks with (indexers/ranking/policy.py)."""
+        timeout = options.timeout if options.timeout is not None else self.timeout
         if options.filters:
             filtering.validate(options.filters)  # a bad filter is the caller's error, not a shard's
+            self._check_held(options.filters, timeout)
         if not query or not query.strip():
             return ShardedResult([], abstained=True, reason="empty query")
-        timeout = options.timeout if options.timeout is not None else self.timeout
         run = SearchRun(
             query, tuple(self.tokenizer(query)), options, timeout, status=dict.fromkeys(self.names, "ok")
         )
@@ -150,19 +151,34 @@ class ShardedIndex:
             else self.calibration.weights_for(self.calibration.fusion_of(options).method)
         )
         results, noise = self._run_sides(run, weights)
+        if options.filters and run.nothing_matches:
+            reason = filtering.no_match(options.filters)
+            return ShardedResult([], reason=reason, notes=run.notes, build=run.builds, shards=run.status)
         lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
         cosine = policy.top_cosine(results, run.readable)
         confidence, reason = policy.verdict(
             self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, is_short(run.terms)
         )
         if reason:
-            return ShardedResult([], True, reason, run.notes, confidence, shards=run.status)
+            return ShardedResult([], True, reason, run.notes, confidence, run.builds, shards=run.status)
         if options.weights is None and len(results) > 1:
             weights = self._query_weights(run, results["bm25"], weights)
         hits = self._rank(run, results, weights)
         if options.rerank is not None:
             hits = rerank_or_fused(options.rerank, query, hits, options.k, run.notes)
-        return ShardedResult(hits, notes=run.notes, confidence=confidence, shards=run.status)
+        return ShardedResult(
+            hits, notes=run.notes, confidence=confidence, build=run.builds, shards=run.status
+        )
+
+    def _check_held(self, filters: Mapping[str, Any], timeout: float | None) -> None:
+        """FilterError for a ``language`` / ``doc_id`` value no shard holds (filters.check_values
+        over the union of the shards' values). With a shard that did not answer, a value may be in
+        it: nothing is refused then (the search's result says which shards answered)."""
+        if not any(key in filters for key in filtering.HELD_KEYS):
+            return
+        answers, failed = self._fan("held", {name: (filters,) for name in self.names}, timeout)
+        if not failed:
+            filtering.check_values(filters, filtering.merge_held(list(answers.values())))
 
     def _run_sides(self, run: SearchRun, weights: Mapping[str, float]) -> tuple[dict[str, Ranked], bool]:
         """The corpus statistics, then each side the mode and the policy ask for, merged over the

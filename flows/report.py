@@ -40,14 +40,21 @@ class IngestReport:
     published: bool = True
     previous_build: str | None = None
     gate: dict[str, Any] | None = None
-    empty: int = 0  # of the skipped: files with nothing but whitespace (not a failure under --strict)
+    # of the skipped: files with nothing but whitespace (not a failure under --strict); the summary
+    # calls them "indexed empty" and counts only the others as skipped
+    empty: int = 0
     # left out by .gitignore / .docmillignore (not in ``documents``, not an error)
     ignored: Ignored = field(default_factory=Ignored)
 
     def summary(self) -> str:
+        """One line; empty files (recorded in the manifest as skipped with reason "empty file", not
+        an error, not a failure under --strict) are counted as "indexed empty", apart from the
+        files that were skipped for a reason (a parse error, no indexable text)."""
         action = "published" if self.published else "nothing changed, kept"
+        empty = f"{self.empty} indexed empty, " if self.empty else ""
         return (
-            f"{self.indexed} indexed, {self.skipped} skipped of {self.documents} files ({self.added} added, "
+            f"{self.indexed} indexed, {empty}{self.skipped - self.empty} skipped of {self.documents} files "
+            f"({self.added} added, "
             f"{self.changed} changed, {self.removed} removed, {self.unchanged} unchanged); {self.chunks} "
             f"chunks ({self.embedded} embedded); {self.seconds:.1f} s; {action} build {self.build}"
         ) + (f"; {self.ignored.describe()}" if self.ignored else "")

@@ -98,15 +98,12 @@ def cmd_query(args: argparse.Namespace) -> int:
         return EXIT_OK
     for note in result.notes:
         print(f"note: {note}")
-    from indexers.ranking.abstain import DECISION
-
-    sure = f"confidence {result.confidence:.2f}" if result.confidence is not None else "confidence -"
-    print(f"{sure} (answers at >= {DECISION:.2f}); build {result.build}")
+    print(_verdict_line(result))
     if result.abstained:
         print(f"no answer: {result.reason}")
         return EXIT_OK
     if not result.hits:
-        print("no hits")
+        print(f"no hits: {result.reason}" if result.reason else "no hits")
     for i, hit in enumerate(result.hits, start=1):
         print(f"[{i}] {hit.citation}  {hit.explain}")
         text = " ".join(hit.chunk.text.split())
@@ -116,6 +113,27 @@ def cmd_query(args: argparse.Namespace) -> int:
         if hit.siblings:
             print(f"    also here: {'; '.join(s.citation() for s in hit.siblings)}")
     return EXIT_OK
+
+
+def _verdict_line(result: Any) -> str:
+    """``confidence 0.72 (answers at >= 0.50); build NAME`` (a sharded root: ``builds: 00 NAME,
+    01 NAME``); ``confidence -`` where nothing was judged (filters no chunk passes)."""
+    from indexers.ranking.abstain import DECISION
+
+    sure = (
+        f"confidence {result.confidence:.2f} (answers at >= {DECISION:.2f})"
+        if result.confidence is not None
+        else "confidence - (nothing to judge)"
+    )
+    shards = getattr(result, "shards", None)
+    if shards is None:
+        return f"{sure}; build {result.build}"
+    builds = dict(part.split("=", 1) for part in (result.build or "").split("+") if "=" in part)
+    named = [
+        f"{name} {builds.get(name, '?')}" if status == "ok" else f"{name} did not answer ({status})"
+        for name, status in shards.items()
+    ]
+    return f"{sure}; builds: {', '.join(named) or '-'}"
 
 
 def cmd_parse(args: argparse.Namespace) -> int:

@@ -49,18 +49,18 @@ def _print_skips(skipped_files: Sequence[tuple[str, str]]) -> None:
 
 
 def _progress_bars(args: argparse.Namespace) -> Any:
-    """Progress on stderr: bars for `--progress always`, or `auto` on a terminal without --json;
-    one line per stage for `auto` off a terminal (a CI log, a pipe) without --json; nothing for
-    `never` or `auto` with --json (stdout is then the JSON report, and 2>&1 must keep it whole)."""
+    """Progress on stderr: bars for `--progress always`, or `auto` on a terminal that reports its
+    width, without --json; one line per stage for `auto` off a terminal (a CI log, a pipe) or on
+    one of 0 columns, without --json; nothing for `never` or `auto` with --json (stdout is then
+    the JSON report, and 2>&1 must keep it whole)."""
     if args.progress == "never" or (args.progress == "auto" and args.json):
         return None
+    from docmill.progress import StageBars, StageLines, terminal_columns
+
     model = f"{args.model} ({args.embedding_backend})"
-    if args.progress == "always" or sys.stderr.isatty():
-        from docmill.progress import StageBars
-
+    # `auto`: bars on a terminal that gives its width; lines off a terminal and on one of 0 columns
+    if args.progress == "always" or terminal_columns(sys.stderr):
         return StageBars(model)
-    from docmill.progress import StageLines
-
     return StageLines(lambda line: print(line, file=sys.stderr, flush=True), model)
 
 

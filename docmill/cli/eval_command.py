@@ -23,6 +23,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from flows.config import IngestConfig
 
     modes = [Mode.from_str(m.strip()).value for m in args.modes.split(",") if m.strip()]
+    if args.k < 1:
+        raise ValueError(f"--k must be at least 1, got {args.k}")
     if args.queries or args.offtopic:
         return _eval_questions(args, modes)
     if not args.beir:
@@ -49,12 +51,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
         "documents": sum(d.records for d in index.manifest.documents),
         "collapse": args.collapse,
         "fusion_method": args.fusion,
+        "k": args.k,
         "modes": evaluate(
             index,
             dataset,
             modes,
             abstain=args.abstain,
             search_options={**options, "collapse": args.collapse, "fusion": args.fusion},
+            k=args.k,
         ),
         **({"rerank": args.rerank_url} if reranker else {}),
     }
@@ -97,7 +101,9 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
     options: dict[str, Any] = {"collapse": args.collapse, "fusion": args.fusion}
     if reranker:
         options["rerank"] = reranker
-    summary, records = evaluate_questions(index, questions, modes, root=root, search_options=options)
+    summary, records = evaluate_questions(
+        index, questions, modes, root=root, search_options=options, k=args.k
+    )
     report = {
         "questions_file": str(args.queries or args.offtopic),
         "half": args.half,
@@ -107,6 +113,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
         "fusion": FusionSection.read(index.manifest.extra).to_dict(),
         "collapse": args.collapse,
         "fusion_method": args.fusion,
+        "k": args.k,
         "modes": summary,
     }
     if args.report:

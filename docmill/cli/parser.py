@@ -275,7 +275,7 @@ def _add_eval(sub: Any) -> None:
     p.add_argument(
         "--queries",
         metavar="FILE",
-        help="question set over a tree (JSONL; fields below), scored as hit@1, hit@5, MRR@10",
+        help="question set over a tree (JSONL; fields below), scored as hit@1, hit@5, hit@k, MRR@k",
     )
     p.add_argument("--docs", metavar="DIR", help="the tree the --queries ask about (indexed into --cache)")
     p.add_argument("--index", help="an existing index to score --queries against")
@@ -297,8 +297,8 @@ def _add_eval(sub: Any) -> None:
         "--k",
         type=int,
         default=10,
-        help="ignored, kept so old scripts run: the cut-offs are fixed (BEIR: nDCG@10, Recall@10/100, "
-        "MRR@10; questions: hit@1, hit@5, MRR@10)",
+        help="the cut-off k (default 10): BEIR sets report nDCG@k, Recall@k, Recall@100 and MRR@k; "
+        "question sets hit@1 and hit@5 (where below k), hit@k and MRR@k",
     )
     p.add_argument(
         "--abstain", action="store_true", help="let queries abstain (off: abstaining distorts recall)"

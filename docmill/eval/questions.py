@@ -210,11 +210,18 @@ def first_rank(
     return None
 
 
+def cutoffs(k: int) -> list[int]:
+    """The hit@ cut-offs reported at ``--k`` k: 1 and 5 where they are within k, and k."""
+    return [c for c in (1, 5) if c < k] + [k]
+
+
 @dataclass
 class Tally:
-    """hit@1/5 and MRR@10 of the answerable questions (an abstained one scores as a miss, as a
-    user sees it; ``*_no_abstain`` scores its hits anyway) and abstain rates."""
+    """hit@1/5/k and MRR@k of the answerable questions (an abstained one scores as a miss, as a
+    user sees it; ``hit@5_no_abstain`` scores its hits anyway) and abstain rates. Ranks beyond
+    ``k`` are misses (``first_rank(..., depth=k)``)."""
 
+    k: int = 10
     ranks: list[int | None] = field(default_factory=list)
     ranks_no_abstain: list[int | None] = field(default_factory=list)
     abstained: int = 0
@@ -222,6 +229,7 @@ class Tally:
     offtopic_abstained: int = 0
 
     def add(self, rank: int | None, abstained: bool) -> None:
+        rank = rank if rank is not None and rank <= self.k else None
         self.ranks_no_abstain.append(rank)
         self.ranks.append(None if abstained else rank)
         self.abstained += int(abstained)
@@ -230,24 +238,21 @@ class Tally:
         n = len(self.ranks)
         out: dict[str, float | int] = {"questions": n}
         if n:
-            out.update(
-                {
-                    "hit@1": _hit(self.ranks, 1),
-                    "hit@5": _hit(self.ranks, 5),
-                    "mrr@10": sum(1.0 / r for r in self.ranks if r) / n,
-                    "hit@5_no_abstain": _hit(self.ranks_no_abstain, 5),
-                    "wrongly_abstained": self.abstained / n,
-                }
-            )
+            out.update({f"hit@{c}": _hit(self.ranks, c) for c in cutoffs(self.k)})
+            out[f"mrr@{self.k}"] = sum(1.0 / r for r in self.ranks if r) / n
+            out[f"hit@{min(5, self.k)}_no_abstain"] = _hit(self.ranks_no_abstain, min(5, self.k))
+            out["wrongly_abstained"] = self.abstained / n
         if self.offtopic:
             out.update(offtopic=self.offtopic, offtopic_abstained=self.offtopic_abstained / self.offtopic)
         return out
 
 
-def tally_question(tallies: dict[str, Tally], question: Question, rank: int | None, abstained: bool) -> None:
+def tally_question(
+    tallies: dict[str, Tally], question: Question, rank: int | None, abstained: bool, k: int = 10
+) -> None:
     """Count one searched question into ``tallies`` under "all" and under its own kind."""
     for kind in ["all"] + ([question.kind] if question.kind and question.kind != "all" else []):
-        tally = tallies.setdefault(kind, Tally())
+        tally = tallies.setdefault(kind, Tally(k=k))
         if question.offtopic:
             tally.offtopic += 1
             tally.offtopic_abstained += int(abstained)

@@ -21,18 +21,19 @@ def write_report(folder: Path, report: Mapping[str, Any], records: Sequence[Mapp
     with open(folder / "records.jsonl", "w", encoding="utf-8") as handle:
         for record in records:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    _scores_plot(folder / "scores.png", report["modes"])
+    _scores_plot(folder / "scores.png", report["modes"], report.get("k", 10))
     _confidence_plot(folder / "confidence.png", records)
     path = folder / "report.md"
     path.write_text(_markdown(report, records), encoding="utf-8")
     return path
 
 
-def _scores_plot(path: Path, modes: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> None:
+def _scores_plot(path: Path, modes: Mapping[str, Mapping[str, Mapping[str, Any]]], k: int = 10) -> None:
     import matplotlib.pyplot as plt
 
-    kinds = sorted({k for kinds in modes.values() for k, m in kinds.items() if "hit@5" in m})
-    metrics = [("hit@5", "hit@5"), ("mrr@10", "MRR@10"), ("wrongly_abstained", "wrongly abstained")]
+    hit = f"hit@{min(5, k)}"
+    kinds = sorted({kind for kinds in modes.values() for kind, m in kinds.items() if hit in m})
+    metrics = [(hit, hit), (f"mrr@{k}", f"MRR@{k}"), ("wrongly_abstained", "wrongly abstained")]
     fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.4), sharey=True)
     width = 0.8 / max(len(modes), 1)
     for ax, (key, label) in zip(axes, metrics, strict=True):

@@ -88,20 +88,29 @@ def tree_index(docs: Path, cache_dir: Path, config: Any = None) -> Path:
 
 @dataclass
 class ModeResult:
-    ndcg10: list[float] = field(default_factory=list)
-    recall10: list[float] = field(default_factory=list)
+    """Per-query scores of one mode at the cut-off ``k`` (``docmill eval --k``; recall@100 too)."""
+
+    k: int = 10
+    ndcg: list[float] = field(default_factory=list)
+    recall: list[float] = field(default_factory=list)
     recall100: list[float] = field(default_factory=list)
-    mrr10: list[float] = field(default_factory=list)
+    mrr: list[float] = field(default_factory=list)
     abstained: int = 0
     latencies_ms: list[float] = field(default_factory=list)
 
+    def add(self, ranked: Sequence[str], qrels: Mapping[str, int | float]) -> None:
+        self.ndcg.append(ndcg_at_k(ranked, qrels, self.k))
+        self.recall.append(recall_at_k(ranked, qrels, self.k))
+        self.recall100.append(recall_at_k(ranked, qrels, 100))
+        self.mrr.append(mrr_at_k(ranked, qrels, self.k))
+
     def summary(self) -> dict[str, float]:
-        n = max(len(self.ndcg10), 1)
+        n = max(len(self.ndcg), 1)
         return {
-            "ndcg@10": sum(self.ndcg10) / n,
-            "recall@10": sum(self.recall10) / n,
+            f"ndcg@{self.k}": sum(self.ndcg) / n,
+            f"recall@{self.k}": sum(self.recall) / n,
             "recall@100": sum(self.recall100) / n,
-            "mrr@10": sum(self.mrr10) / n,
+            f"mrr@{self.k}": sum(self.mrr) / n,
             "abstained": self.abstained / n,
             "p50_ms": percentile(self.latencies_ms, 50),
         }
@@ -124,41 +133,43 @@ def evaluate(
     abstain: bool = False,
     chunk_depth: int = 300,
     search_options: Mapping[str, Any] | None = None,
+    k: int = 10,
 ) -> dict[str, dict[str, float]]:
-    results: dict[str, ModeResult] = {m: ModeResult() for m in modes}
+    """nDCG@k, recall@k, recall@100 and MRR@k over documents (a document ranks at its best chunk)."""
+    if k < 1:
+        raise ValueError(f"--k must be at least 1, got {k}")
+    results: dict[str, ModeResult] = {m: ModeResult(k=k) for m in modes}
     options = dict(search_options or {})
+    depth = max(k, 100)
+    chunk_depth = max(chunk_depth, 3 * depth)
     if modes and any(m != "bm25" for m in modes) and dataset.queries:
         index.search(next(iter(dataset.queries.values())), k=1, mode="vector")  # load the model off the clock
     for qid, text in dataset.queries.items():
-        qrels = dataset.qrels[qid]
         for mode in modes:
             started = time.perf_counter()
             result = index.search(
                 text, k=chunk_depth, fetch_k=chunk_depth, mode=mode, abstain=abstain, **options
             )
             elapsed = (time.perf_counter() - started) * 1000
-            ranked = document_ranking([h.chunk.doc_id for h in result.hits])
             r = results[mode]
             r.latencies_ms.append(elapsed)
             r.abstained += int(result.abstained)
-            r.ndcg10.append(ndcg_at_k(ranked, qrels, 10))
-            r.recall10.append(recall_at_k(ranked, qrels, 10))
-            r.recall100.append(recall_at_k(ranked, qrels, 100))
-            r.mrr10.append(mrr_at_k(ranked, qrels, 10))
+            r.add(document_ranking([h.chunk.doc_id for h in result.hits], depth), dataset.qrels[qid])
     return {m: r.summary() for m, r in results.items()}
 
 
 def format_table(report: Mapping[str, Any]) -> str:
+    k = report.get("k", 10)
     lines = [
         f"{report['dataset']} ({report['split']}): "
         f"{report['queries']} queries, {report['documents']} documents",
-        "| mode | nDCG@10 | Recall@10 | Recall@100 | MRR@10 | abstained | p50 ms |",
+        f"| mode | nDCG@{k} | Recall@{k} | Recall@100 | MRR@{k} | abstained | p50 ms |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for mode, m in report["modes"].items():
         lines.append(
-            f"| {mode} | {m['ndcg@10']:.4f} | {m['recall@10']:.4f} | {m['recall@100']:.4f} | "
-            f"{m['mrr@10']:.4f} | {m['abstained']:.1%} | {m['p50_ms']:.1f} |"
+            f"| {mode} | {m[f'ndcg@{k}']:.4f} | {m[f'recall@{k}']:.4f} | {m['recall@100']:.4f} | "
+            f"{m[f'mrr@{k}']:.4f} | {m['abstained']:.1%} | {m['p50_ms']:.1f} |"
         )
     return "\n".join(lines)
 
@@ -170,11 +181,16 @@ def evaluate_questions(
     root: str = "",
     depth: int = 50,
     search_options: Mapping[str, Any] | None = None,
+    k: int = 10,
 ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """Each question searched as a user would (abstaining on), per mode: a summary per mode and
-    question kind (docmill.eval.questions.Tally), and one record per question and mode for reports."""
+    question kind (docmill.eval.questions.Tally: hit@1, hit@5, hit@k, MRR@k), and one record per
+    question and mode for reports (``rank``: the first relevant rank within ``k``)."""
     from docmill.eval.questions import Tally, covered, first_rank, tally_question
 
+    if k < 1:
+        raise ValueError(f"--k must be at least 1, got {k}")
+    depth = max(depth, k)
     tallies: dict[str, dict[str, Tally]] = {m: {} for m in modes}
     records: list[dict[str, Any]] = []
     options = dict(search_options or {})
@@ -193,8 +209,8 @@ def evaluate_questions(
                 shown = result
             also = [covered(h.chunk, h.siblings) for h in shown.hits]
             chunks = [h.chunk for h in shown.hits]
-            rank = first_rank(question, chunks, root, also=also) if not question.offtopic else None
-            tally_question(tallies[mode], question, rank, result.abstained)
+            rank = None if question.offtopic else first_rank(question, chunks, root, depth=k, also=also)
+            tally_question(tallies[mode], question, rank, result.abstained, k=k)
             records.append(
                 {
                     "id": question.id,
@@ -212,12 +228,17 @@ def evaluate_questions(
 
 
 def format_questions(report: Mapping[str, Any]) -> str:
+    from docmill.eval.questions import cutoffs
+
+    k = report.get("k", 10)
+    hits = [f"hit@{c}" for c in cutoffs(k)]
+    no_abstain = f"hit@{min(5, k)}_no_abstain"
     lines = [
         f"{report['questions_file']} ({report['half']}): {report['questions']} questions, "
         f"{report['offtopic']} off-topic; index {report['index']}",
-        "| mode | kind | n | hit@1 | hit@5 | MRR@10 | hit@5 no abstain | wrongly abstained "
-        "| off-topic abstained |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"| mode | kind | n | {' | '.join(hits)} | MRR@{k} | {no_abstain.replace('_', ' ')} "
+        "| wrongly abstained | off-topic abstained |",
+        "|---|---|---:|" + "---:|" * (len(hits) + 4),
     ]
     for mode, kinds in report["modes"].items():
         for kind, m in kinds.items():
@@ -225,9 +246,9 @@ def format_questions(report: Mapping[str, Any]) -> str:
             def cell(key: str, fmt: str = "{:.3f}", m: Mapping[str, Any] = m) -> str:
                 return fmt.format(m[key]) if key in m else "-"
 
+            scores = " | ".join(cell(key) for key in [*hits, f"mrr@{k}", no_abstain])
             lines.append(
-                f"| {mode} | {kind} | {m.get('questions', 0)} | {cell('hit@1')} | {cell('hit@5')} | "
-                f"{cell('mrr@10')} | {cell('hit@5_no_abstain')} | {cell('wrongly_abstained', '{:.1%}')} | "
-                f"{cell('offtopic_abstained', '{:.1%}')} |"
+                f"| {mode} | {kind} | {m.get('questions', 0)} | {scores} | "
+                f"{cell('wrongly_abstained', '{:.1%}')} | {cell('offtopic_abstained', '{:.1%}')} |"
             )
     return "\n".join(lines)

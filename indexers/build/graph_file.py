@@ -21,7 +21,13 @@ from indexers.build.sections import GRAPH_KEY as GRAPH_KEY  # re-exported: flows
 from indexers.build.sections import GraphSection
 from parsers.model import CodeGraph, Definition, Reference
 
-GRAPH_VERSION = 1
+# Bump whenever what the code parser records changes (definitions, references, their fields or how
+# they resolve): the version is part of the incremental reuse key (flows/incremental.py) and the
+# Prefect parse cache key, so the next ingest re-parses every file and re-derives the whole graph
+# instead of carrying old rows forward for unchanged files. tests/flows/test_graph_version.py pins
+# the graph of one file per version. 2: `__all__` export references, receiver-qualified calls
+# (r = Runner(); r.run()), built-in calls marked, signatures cut at a token boundary (issue 23).
+GRAPH_VERSION = 2
 
 
 class GraphUnavailable(RuntimeError):
@@ -98,7 +104,7 @@ def check_version(extra: Mapping[str, Any], index: str) -> None:
     if info.version != GRAPH_VERSION:
         raise GraphUnavailable(
             f"index {index} has code graph version {info.version!r}, this docmill reads "
-            f"{GRAPH_VERSION}; re-ingest it with `docmill ingest --full-rebuild`"
+            f"{GRAPH_VERSION}; re-ingest it with `docmill ingest` (it re-parses every file)"
         )
 
 

@@ -91,6 +91,18 @@ def test_strict_still_fails_on_a_file_that_could_not_be_read(tmp_path, tree, cap
     assert "strict mode: 1 file(s) skipped" in err and "pkg/bad.pdf" in err and "__init__" not in err
 
 
+def test_the_summary_counts_empty_files_as_indexed_empty_not_skipped(tmp_path, tree, capsys):
+    src = tree(tmp_path / "src", PACKAGE)
+    assert main(["ingest", str(src / "pkg"), "--index", str(tmp_path / "idx"), "--strict"]) == 0
+    out = capsys.readouterr().out
+    assert "2 indexed, 3 indexed empty, 0 skipped of 5 files" in out
+    tree(src, {"pkg/bad.pdf": "not a pdf"})  # a real skip is still counted as one
+    assert main(["ingest", str(src / "pkg"), "--index", str(tmp_path / "idx")]) == 0
+    captured = capsys.readouterr()
+    assert "2 indexed, 3 indexed empty, 1 skipped of 6 files" in captured.out
+    assert "skipped pkg/bad.pdf" in captured.err
+
+
 def test_a_failed_first_ingest_leaves_no_index_folder_and_a_later_one_keeps_the_good_index(
     small_tree, tmp_path, capsys
 ):

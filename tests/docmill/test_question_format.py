@@ -91,4 +91,4 @@ def test_every_eval_flag_has_help_and_the_help_lists_the_question_fields():
     for field in ("expected_paths", "relevant", "query (or q)", "symbols", "pages", "--golden"):
         assert field in text
     k_help = next(a.help for a in parser._actions if "--k" in a.option_strings)
-    assert "fixed at 10" not in k_help and "ignored" in k_help
+    assert "fixed at 10" not in k_help and "ignored" not in k_help and "MRR@k" in k_help

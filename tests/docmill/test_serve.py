@@ -153,8 +153,8 @@ def _wait_for(condition, timeout: float = 30.0) -> None:
 
 BAD_GETS = [
     ({"q": None}, 422, "q: Field required"),
-    ({"q": ""}, 400, "query is empty"),  # empty and blank: one answer
-    ({"q": "   "}, 400, "query is empty"),
+    ({"q": ""}, 400, "query is empty: pass q=your question"),  # empty and blank: one answer
+    ({"q": "   "}, 400, "query is empty: pass q=your question"),
     ({"q": "x" * 2001}, 422, "at most 2000 characters"),
     ({"k": "abc"}, 422, "k: Input should be a valid integer"),
     ({"k": "0"}, 422, "k: Input should be greater than or equal to 1"),
@@ -182,8 +182,8 @@ BAD_POSTS = [
     (b"{not json", 400, "the body is not valid JSON (Expecting property name enclosed in double quotes at"),
     (b"[1, 2]", 400, "the body is not a JSON object: send a JSON object such as {"),
     (b"", 400, "the body is empty"),
-    (json.dumps({"query": " "}).encode(), 400, "query is empty"),
-    (json.dumps({"query": ""}).encode(), 400, "query is empty"),
+    (json.dumps({"query": " "}).encode(), 400, 'query is empty: send a non-blank "query" field'),
+    (json.dumps({"query": ""}).encode(), 400, 'query is empty: send a non-blank "query" field'),
     (json.dumps({"q": QUERY}).encode(), 422, "query: Field required"),
     (json.dumps({"query": QUERY, "colour": 1}).encode(), 422, "colour: Extra inputs are not permitted"),
     (json.dumps({"query": QUERY, "filters": {"pages": [5, 2]}}).encode(), 400, "pages"),
@@ -326,3 +326,15 @@ def test_every_error_has_one_shape_and_says_what_to_send(server):
     assert plain.status_code == 200 and len(plain.json()["hits"]) == 1
     for response in (missing, wrong, form, raw):
         assert set(response.json()) == {"error"}
+
+
+def test_an_empty_query_error_names_the_field_the_request_used(server):
+    """GET's parameter is ``q``, a POST body's field is ``query``: each is told its own name."""
+    got = httpx.get(f"{server}/search", params={"q": "  "}, timeout=30)
+    assert got.status_code == 400
+    assert got.json() == {"error": "the query is empty: pass q=your question", "field": "q"}
+    posted = httpx.post(f"{server}/search", json={"query": "  ", "k": 2}, timeout=30)
+    assert posted.status_code == 400
+    body = posted.json()
+    assert body["field"] == "query" and "q=" not in body["error"]
+    assert body["error"].startswith('the query is empty: send a non-blank "query" field, e.g. {"query": ')
