@@ -50,6 +50,12 @@ _DIRECTIVE_LINE = re.compile(
     r"^[ \t]*\{\{[ \t]*#(?:include|rustdoc_include|playground|playpen|title)\b[^{}\n]*\}\}[ \t]*$",
     re.MULTILINE,
 )
+# A heading's attribute block, such as "Install {#install}" or "Setup {: #setup .tip}" (Pandoc,
+# kramdown, VitePress, Hugo, MkDocs attr_list): its anchor, not its text.
+_HEADING_ATTRS = re.compile(r"[ \t]*\{:?[ \t]*[#.][\w:.-]+(?:[ \t]+[^{}\n]*)?\}[ \t]*$")
+# A custom-container fence line (markdown-it-container: VitePress, Docusaurus admonitions), such as
+# ":::warning Experimental" or ":::": the marker and its type are markup; its title is text.
+_CONTAINER_LINE = re.compile(r"^[ \t]*:{3,}[ \t]*(?:[A-Za-z][\w-]*)?[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _HTML_TAG = re.compile(r"<[^>]*>")
 # Keys the parser itself writes; front matter cannot override them.
 _RESERVED_KEYS = ("encoding", "front_matter_error")
@@ -259,7 +265,7 @@ def iter_blocks(
             level = int(node.tag[1:])
             while headings and headings[-1][0] >= level:
                 headings.pop()
-            text = " ".join(_inline(node).split())
+            text = _HEADING_ATTRS.sub("", " ".join(_inline(node).split()))
             if not text:
                 continue
             headings.append((level, text))
@@ -277,7 +283,10 @@ def iter_blocks(
         if node.type == "html_block" and "<table" in node.content.lower():
             yield from _html_table_blocks(node.content, path, lines)
             continue
-        text = _DIRECTIVE_LINE.sub("", "\n".join(render_lines(node))).strip("\n")
+        text = _DIRECTIVE_LINE.sub("", "\n".join(render_lines(node)))
+        if node.type not in ("fence", "code_block"):
+            text = _CONTAINER_LINE.sub(r"\1", text)
+        text = text.strip("\n")
         if not text.strip():  # nothing, or only template directives / a <style> block
             continue
         info_words = node.info.split() if node.type == "fence" else []

@@ -232,3 +232,38 @@ def test_a_page_of_front_matter_and_markup_only_is_an_empty_file_and_cut_text_is
         parse_text("---\ntitle: API\n---\n\n<script setup>\nimport A from './A.vue'\n</script>\n\n<A />\n")
     with pytest.raises(SkipFile, match=r"^empty file \(front matter and markup only\)$"):
         parse_text("---\ntitle: x\n---\n")
+
+
+ATTRIBUTED_PAGE = """# Suspense {#suspense}
+
+:::warning Experimental
+Suspense is an experimental feature.
+:::
+
+## Loading state {: #loading .tip}
+
+Shown while waiting.
+
+```md
+:::tip kept in code
+## Title {#kept}
+```
+
+::: details
+Open me.
+:::
+"""
+
+
+def test_heading_attributes_and_container_markers_are_not_indexed_as_text() -> None:
+    """Generators' markup (Pandoc/kramdown/VitePress heading ids, markdown-it-container fences)
+    is not text; a container's title is, and code keeps its lines as written."""
+    doc = parse_text(ATTRIBUTED_PAGE)
+    texts = [(b.kind, b.text, b.heading_path) for b in doc.blocks]
+    assert texts[0] == ("heading", "Suspense", ("Suspense",))
+    assert ("paragraph", "Experimental\nSuspense is an experimental feature.", ("Suspense",)) in texts
+    assert ("heading", "Loading state", ("Suspense", "Loading state")) in texts
+    code = next(b for b in doc.blocks if b.kind == "code")
+    assert code.text == ":::tip kept in code\n## Title {#kept}"
+    assert ("paragraph", "Open me.", ("Suspense", "Loading state")) in texts
+    assert not any(":::" in b.text or "{#" in b.text for b in doc.blocks if b.kind != "code")
