@@ -50,6 +50,7 @@ def read_page(
     no text layer and OCR is on (``run_ocr`` does it: OCR runs in the parsing process only).
     ``unruled_tables`` off: bordered tables only (bench/table_adjacency.py's "before")."""
     pdf_objects.prime(page)
+    crop_to_visible(page)
     page_tables = tables.find_tables(page)
     boxes = [t.bbox for t in page_tables]
     chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)] if boxes else page.chars
@@ -78,6 +79,52 @@ def read_page(
             return content
         content.ocr_pending = True
     return content
+
+
+def visible_box(page: pdfplumber.page.Page) -> tables.BBox:
+    """The part of the page a viewer shows: the media box cut to the crop box (pdfplumber gives
+    both in the page objects' top-down coordinates)."""
+    media, crop = page.mediabox, page.cropbox
+    return (max(media[0], crop[0]), max(media[1], crop[1]), min(media[2], crop[2]), min(media[3], crop[3]))
+
+
+def crop_to_visible(page: pdfplumber.page.Page) -> None:
+    """Drop from the page's (primed) objects what lies outside its visible box: a booklet's spread
+    keeps the facing page's text and boxes past the page edge, a layout program its slug and
+    off-page frames; a viewer shows none of it, so no table or prose may hold it. A character
+    counts where its centre is; a rect or line partly visible is cut to the box (as pdfplumber's
+    ``page.crop`` cuts it), a curve or image partly visible is kept whole. A page with nothing
+    outside is left as it is (one pass over its objects)."""
+    box = visible_box(page)
+    if box[2] - box[0] <= 0 or box[3] - box[1] <= 0:
+        return  # a degenerate box: nothing would be left, keep what the file draws
+    objects: dict[str, list[dict[str, Any]]] = page._objects
+    changed = False
+    for kind, objs in objects.items():
+        kept = _visible_objects(kind, objs, box)
+        if kept is not None:
+            objects[kind], changed = kept, True
+    if changed:
+        page.flush_cache(["_rect_edges", "_curve_edges", "_edges"])
+
+
+def _visible_objects(kind: str, objs: list[dict[str, Any]], box: tables.BBox) -> list[dict[str, Any]] | None:
+    """``objs`` cut to ``box``, or None when all of them lie inside it already."""
+    x0, top, x1, bottom = box
+    if all(o["x0"] >= x0 and o["x1"] <= x1 and o["top"] >= top and o["bottom"] <= bottom for o in objs):
+        return None
+    if kind == "char":
+        return [o for o in objs if tables.centre_in(o, box)]
+    kept = []
+    for o in objs:
+        if o["x0"] > x1 or o["x1"] < x0 or o["top"] > bottom or o["bottom"] < top:
+            continue
+        inside = o["x0"] >= x0 and o["x1"] <= x1 and o["top"] >= top and o["bottom"] <= bottom
+        if inside or kind not in ("rect", "line"):
+            kept.append(o)
+        elif (cut := pdfplumber.utils.clip_obj(o, box)) is not None:
+            kept.append(cut)
+    return kept
 
 
 def _unruled_tables(
