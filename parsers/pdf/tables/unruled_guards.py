@@ -71,11 +71,14 @@ def rejection(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[S
         return "scattered glyphs: a figure or a formula"
     if width == 2:
         return _two_column_rejection(body)
-    numeric_columns = sum(
-        1
+    numeric = [
+        j
         for j in range(width)
         if sum(1 for r in body if is_numeric(r[j])) * 2 > len([r for r in body if r[j].strip()])
-    )
+    ]
+    numeric_columns = len(numeric)
+    if numeric_columns >= 2 and all(_page_numbers([r[j] for r in body]) for j in numeric):
+        return "rising page numbers in each figure column: a table of contents in columns"
     if not numeric_columns and (len(body) < 3 or len(filled) < TEXT_TABLE_FILL * len(cells)):
         return "text only, few rows or sparse: labels of a diagram"
     if not numeric_columns and any(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns):
@@ -93,6 +96,17 @@ def _two_column_rejection(body: Sequence[Sequence[str]]) -> str | None:
     if len(ints) == len(values) and all(a <= b for a, b in zip(ints, ints[1:], strict=False)):
         return "rising page numbers: a table of contents"
     return None
+
+
+def _page_numbers(cells: Sequence[str]) -> bool:
+    """A column of page numbers: whole numbers (not years) rising down the page, with a gap
+    somewhere (a row counter 1, 2, 3 has none)."""
+    values = [c.strip() for c in cells if c.strip()]
+    if len(values) < 2 or not all(v.isdigit() and len(v) <= 4 and not is_year(v) for v in values):
+        return False
+    ints = [int(v) for v in values]
+    steps = [b - a for a, b in zip(ints, ints[1:], strict=False)]
+    return all(s > 0 for s in steps) and any(s > 1 for s in steps)
 
 
 def is_data_table(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = ()) -> bool:
