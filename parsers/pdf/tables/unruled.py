@@ -40,6 +40,7 @@ from parsers.pdf.tables.unruled_cells import (
     group_lines,
     header_count,
     labels_on_the_right,
+    lift_row_spans,
     merge_wrapped,
     trim_tail,
 )
@@ -278,7 +279,7 @@ def table_from_block(
     mirrored = labels_on_the_right(grid, head)
     if mirrored:  # a right-to-left table: labels in the last column; the row rules read them first
         grid = [row[::-1] for row in grid]
-    grid = [row for row in merge_wrapped(grid, head) if any(row)]
+    grid = lift_row_spans([row for row in merge_wrapped(grid, head) if any(row)], head)
     header = header_count(grid, head)
     if mirrored:
         grid = [row[::-1] for row in grid]
