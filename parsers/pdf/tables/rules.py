@@ -320,6 +320,11 @@ def fill_seams(rects: Sequence[Char], edges: Sequence[Char], tolerance: float = 
     ]
     if len(fills) < 2:
         return set()
+    return _seam_edges(fills, edges, tolerance) | _edges_inside_fills(fills, edges, tolerance)
+
+
+def _seam_edges(fills: list[Char], edges: Sequence[Char], tolerance: float) -> set[int]:
+    """``fill_seams``' first kind: edges where two same-coloured fills meet."""
     seams: list[tuple[str, float, float, float, str]] = []  # orientation, position, start, stop, colour
     fills.sort(key=lambda r: float(r["top"]))
     for k, a in enumerate(fills):
@@ -351,6 +356,30 @@ def fill_seams(rects: Sequence[Char], edges: Sequence[Char], tolerance: float = 
                 and abs(float(e[at]) - position) <= tolerance
                 and float(e[lo]) >= start - tolerance
                 and float(e[hi]) <= stop + tolerance
+            ):
+                out.add(i)
+                break
+    return out
+
+
+def _edges_inside_fills(fills: list[Char], edges: Sequence[Char], tolerance: float) -> set[int]:
+    """Indices of the fill edges lying inside another fill of the same colour, away from its
+    border: a cell's text box filled again over the cell's own shading (a red header band with
+    an inset box per label) draws no visible line there, and its edges made sliver columns."""
+    out: set[int] = set()
+    for i, e in enumerate(edges):
+        if e.get("object_type") != "rect_edge" or not e.get("fill") or e.get("stroke"):
+            continue
+        colour = str(e.get("non_stroking_color"))
+        at, lo, hi = _H if e.get("orientation") == "h" else _V
+        near, far = ("top", "bottom") if at == "top" else ("x0", "x1")
+        start, stop = ("x0", "x1") if at == "top" else ("top", "bottom")
+        for f in fills:
+            if (
+                str(f.get("non_stroking_color")) == colour
+                and float(f[near]) + tolerance < float(e[at]) < float(f[far]) - tolerance
+                and float(f[start]) - tolerance <= float(e[lo])
+                and float(e[hi]) <= float(f[stop]) + tolerance
             ):
                 out.add(i)
                 break
