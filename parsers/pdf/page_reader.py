@@ -178,15 +178,58 @@ PARTIAL_GRID_LINES = 5
 
 def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) -> list[tables.PageTable]:
     """``found``, or the unruled tables inside its box when its rules are only a partial grid (a
-    cell holds many lines of aligned figures) and they hold at least twice as many filled cells."""
-    if max((c.count("\n") + 1 for r in found.table.rows for c in r), default=0) < PARTIAL_GRID_LINES:
+    cell holds many lines of aligned figures, or ruled columns hold several figure columns each:
+    rules between column groups only) and they hold at least twice as many filled cells."""
+    lines = max((c.count("\n") + 1 for r in found.table.rows for c in r), default=0)
+    if lines < PARTIAL_GRID_LINES and not _packed_figures(found.table.rows):
         return [found]
     inside = [c for c in page.chars if tables.centre_in(c, found.bbox) and not is_unmapped(c)]
     again = unruled.find_tables(list(_words(page, inside)))
     filled = sum(1 for t in again for r in t.rows for c in r if c.strip())
     if filled < 2 * sum(1 for r in found.table.rows for c in r if c.strip()):
         return [found]
-    return [tables.PageTable(t.bbox, Table(t.rows, t.header_rows), t.columns) for t in again]
+    return [
+        tables.PageTable(t.bbox, Table(_group_labels_first(t, found), t.header_rows), t.columns)
+        for t in again
+    ]
+
+
+# Ruled cells with a line of this many figures side by side: a ruled column holding several
+# figure columns (a results table ruled between its column groups only).
+PACKED_FIGURES = 3
+
+
+def _packed_figures(rows: Sequence[Sequence[str]]) -> bool:
+    """Two cells or more each with a line of PACKED_FIGURES figures or more."""
+    packed = 0
+    for row in rows:
+        for cell in row:
+            lines = cell.split("\n")
+            if any(sum(1 for t in ln.split() if unruled.is_numeric(t)) >= PACKED_FIGURES for ln in lines):
+                packed += 1
+    return packed >= 2
+
+
+def _group_labels_first(table: unruled.UnruledTable, ruled: tables.PageTable) -> tuple[tuple[str, ...], ...]:
+    """``table``'s rows, each header label that stands alone in a ruled column holding several
+    of ``table``'s columns moved to the first of them: the rules say the label spans the group
+    (centred over it, it sat in a middle column), as a label spanning columns sits in the first."""
+
+    def bounds(box: tables.BBox, rel: Sequence[float]) -> list[float]:
+        return [box[0] + r * (box[2] - box[0]) for r in rel]
+
+    mine, theirs = bounds(table.bbox, table.columns), bounds(ruled.bbox, ruled.columns)
+    centres = [(a + b) / 2 for a, b in zip(mine, mine[1:], strict=False)]
+    groups = [
+        [j for j, x in enumerate(centres) if a <= x <= b] for a, b in zip(theirs, theirs[1:], strict=False)
+    ]
+    rows = [list(r) for r in table.rows]
+    for r in range(min(table.header_rows, len(rows))):
+        for group in (g for g in groups if len(g) >= 2):
+            filled = [j for j in group if rows[r][j].strip()]
+            if len(filled) == 1 and filled[0] != group[0]:
+                rows[r][group[0]], rows[r][filled[0]] = rows[r][filled[0]], ""
+    return tuple(tuple(r) for r in rows)
 
 
 def run_ocr(content: PageContent, options: ParseOptions, pdf_data: bytes) -> None:
