@@ -141,8 +141,8 @@ def _unruled_tables(
     boxes = [*(pt.bbox for pt in ruled), *(t.bbox for t in found)]
     extra = []
     for t in found:
-        table, bbox = Table(t.rows, t.header_rows, column_names=t.column_names), t.bbox
-        caption = tables.find_caption(page, bbox, [b for b in boxes if b != bbox])
+        table, bbox = Table(t.rows, t.header_rows, title=t.title, column_names=t.column_names), t.bbox
+        caption = None if t.title else tables.find_caption(page, bbox, [b for b in boxes if b != bbox])
         if caption is not None:
             table = tables.titled(table, caption.text)
             taken.update(id(w) for w in words if _centre_in(w, caption.bbox))

@@ -42,8 +42,12 @@ def _mean_words(cells: Sequence[str]) -> float:
     return sum(len(c.split()) for c in filled) / len(filled) if filled else 0.0
 
 
-def rejection(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = ()) -> str | None:
-    """Why these rows are not a data table (None: they are one)."""
+def rejection(
+    rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = (), framed: bool = False
+) -> str | None:
+    """Why these rows are not a data table (None: they are one). ``framed``: rules span the table
+    above its header, under it and under its last row (a three-line table, a box), which two
+    columns of text need (terms and their descriptions)."""
     if len(rows) < 3 or not rows or len(rows[0]) < 2:
         return "too small"
     width = len(rows[0])
@@ -70,7 +74,7 @@ def rejection(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[S
     if tiny >= max(3, 0.4 * len(filled)):
         return "scattered glyphs: a figure or a formula"
     if width == 2:
-        return _two_column_rejection(body)
+        return None if framed else _two_column_rejection(body)
     numeric = [
         j
         for j in range(width)
@@ -109,5 +113,7 @@ def _page_numbers(cells: Sequence[str]) -> bool:
     return all(s > 0 for s in steps) and any(s > 1 for s in steps)
 
 
-def is_data_table(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = ()) -> bool:
-    return rejection(rows, header_rows, words) is None
+def is_data_table(
+    rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = (), framed: bool = False
+) -> bool:
+    return rejection(rows, header_rows, words, framed) is None
