@@ -94,18 +94,21 @@ def crop_to_visible(page: pdfplumber.page.Page) -> None:
     off-page frames; a viewer shows none of it, so no table or prose may hold it. A character
     counts where its centre is; a rect or line partly visible is cut to the box (as pdfplumber's
     ``page.crop`` cuts it), a curve or image partly visible is kept whole. A page with nothing
-    outside is left as it is (one pass over its objects)."""
+    outside is left as it is (one pass over its objects), and so is a page whose characters all
+    lie outside its box: the box is wrong there (a media box stored upside down), not the text."""
     box = visible_box(page)
     if box[2] - box[0] <= 0 or box[3] - box[1] <= 0:
         return  # a degenerate box: nothing would be left, keep what the file draws
     objects: dict[str, list[dict[str, Any]]] = page._objects
-    changed = False
-    for kind, objs in objects.items():
-        kept = _visible_objects(kind, objs, box)
-        if kept is not None:
-            objects[kind], changed = kept, True
-    if changed:
-        page.flush_cache(["_rect_edges", "_curve_edges", "_edges"])
+    cut = {
+        kind: kept
+        for kind, objs in objects.items()
+        if (kept := _visible_objects(kind, objs, box)) is not None
+    }
+    if not cut or (objects.get("char") and not cut.get("char", objects["char"])):
+        return  # nothing outside, or every character outside: the box is wrong, not the text
+    objects.update(cut)
+    page.flush_cache(["_rect_edges", "_curve_edges", "_edges"])
 
 
 def _visible_objects(kind: str, objs: list[dict[str, Any]], box: tables.BBox) -> list[dict[str, Any]] | None:

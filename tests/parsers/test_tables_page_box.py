@@ -121,3 +121,20 @@ def test_partly_visible_rect_is_cut_to_the_page(tmp_path: Path) -> None:
         before = second._objects["char"]
         page_reader.crop_to_visible(second)
         assert second._objects["char"] is before
+
+
+def test_a_box_that_holds_no_character_is_not_applied(tmp_path: Path) -> None:
+    """Every character outside the box: the box is wrong (a media box stored upside down, which
+    pdfplumber turns into a box below the page), not the text; nothing is dropped."""
+    path = tmp_path / "upside-down.pdf"
+    c = canvas.Canvas(str(path), pagesize=PAGE)
+    c.setFont("Helvetica", 10)
+    c.drawString(40, 300, "Visible text of a page whose box is stored wrongly")
+    c.save()
+    with pdfplumber.open(path) as opened:
+        page = opened.pages[0]
+        pdf_objects.prime(page)
+        page.mediabox = page.cropbox = (0.0, PAGE[1], PAGE[0], 2 * PAGE[1])
+        before = list(page.chars)
+        page_reader.crop_to_visible(page)
+        assert page.chars == before

@@ -323,6 +323,23 @@ def fill_seams(rects: Sequence[Char], edges: Sequence[Char], tolerance: float = 
     return _seam_edges(fills, edges, tolerance) | _edges_inside_fills(fills, edges, tolerance)
 
 
+def _drawn_border(f: Char, side: str, edges: Sequence[Char], tolerance: float) -> bool:
+    """Whether a line of another colour than ``f``'s runs along its ``side`` ("x0", "x1", "top",
+    "bottom"): the fill's border is drawn there, not merely where another fill of its colour
+    begins."""
+    colour = str(f.get("non_stroking_color"))
+    vertical = side in ("x0", "x1")
+    at, lo, hi = _V if vertical else _H
+    span = (float(f["top"]), float(f["bottom"])) if vertical else (float(f["x0"]), float(f["x1"]))
+    for e in edges:
+        if (e.get("orientation") == "v") != vertical or abs(float(e[at]) - float(f[side])) > tolerance:
+            continue
+        other = e.get("stroke") and not e.get("fill") or str(e.get("non_stroking_color")) != colour
+        if other and float(e[lo]) <= span[0] + tolerance and float(e[hi]) >= span[1] - tolerance:
+            return True
+    return False
+
+
 def _seam_edges(fills: list[Char], edges: Sequence[Char], tolerance: float) -> set[int]:
     """``fill_seams``' first kind: edges where two same-coloured fills meet."""
     seams: list[tuple[str, float, float, float, str]] = []  # orientation, position, start, stop, colour
@@ -364,9 +381,14 @@ def _seam_edges(fills: list[Char], edges: Sequence[Char], tolerance: float) -> s
 
 def _edges_inside_fills(fills: list[Char], edges: Sequence[Char], tolerance: float) -> set[int]:
     """Indices of the fill edges lying inside another fill of the same colour, away from its
-    border: a cell's text box filled again over the cell's own shading (a red header band with
-    an inset box per label) draws no visible line there, and its edges made sliver columns."""
+    border, when that fill's border on the same side is drawn: a cell's text box filled again
+    over the cell's own shading (a red header band with an inset box per label, ruled between
+    its cells) draws no visible line, and its edges made sliver columns. Where the shaded cells
+    meet without a drawn border (one band over the header), the inset boxes' edges are the only
+    trace of the columns: then none is dropped (some rows cut at them and others not would
+    misalign the columns)."""
     out: set[int] = set()
+    undrawn = False
     for i, e in enumerate(edges):
         if e.get("object_type") != "rect_edge" or not e.get("fill") or e.get("stroke"):
             continue
@@ -381,6 +403,10 @@ def _edges_inside_fills(fills: list[Char], edges: Sequence[Char], tolerance: flo
                 and float(f[start]) - tolerance <= float(e[lo])
                 and float(e[hi]) <= float(f[stop]) + tolerance
             ):
-                out.add(i)
+                side = near if float(e[at]) - float(f[near]) < float(f[far]) - float(e[at]) else far
+                if _drawn_border(f, side, edges, tolerance):
+                    out.add(i)
+                else:
+                    undrawn = True
                 break
-    return out
+    return set() if undrawn else out

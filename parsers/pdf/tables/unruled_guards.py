@@ -81,7 +81,8 @@ def rejection(
         if sum(1 for r in body if is_numeric(r[j])) * 2 > len([r for r in body if r[j].strip()])
     ]
     numeric_columns = len(numeric)
-    if numeric_columns >= 2 and all(_page_numbers([r[j] for r in body]) for j in numeric):
+    toc = numeric_columns >= 2 and width - numeric_columns >= numeric_columns  # an entry beside each number
+    if toc and all(_page_numbers([r[j] for r in body]) for j in numeric):
         return "rising page numbers in each figure column: a table of contents in columns"
     if not numeric_columns and (len(body) < 3 or len(filled) < TEXT_TABLE_FILL * len(cells)):
         return "text only, few rows or sparse: labels of a diagram"
