@@ -71,7 +71,11 @@ def frame(grid: Grid, header: int, rules: Sequence[Rule]) -> Framed | None:
         rows, cut = rows[1:], between[1]
     if len(rows) < 3:
         return None
-    return Framed([list(r) for r in rows], min(cut, len(rows) - 1) if cut else header, title)
+    # the header rows the text says, less the rows cut off above the top rule and the title (the
+    # rules only add header rows when the text found none: partial rules in a header are read by
+    # unruled_header, which needs the header lines as the text has them)
+    kept = header - first - (1 if title else 0)
+    return Framed([list(r) for r in rows], kept if kept > 0 else min(cut, len(rows) - 1), title)
 
 
 def _extent(row: Sequence[Sequence[Word]]) -> tuple[float, float]:
