@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 import pdfplumber
@@ -111,10 +112,18 @@ def crop_to_visible(page: pdfplumber.page.Page) -> None:
     page.flush_cache(["_rect_edges", "_curve_edges", "_edges"])
 
 
+_X0, _X1, _TOP, _BOTTOM = (itemgetter(k) for k in ("x0", "x1", "top", "bottom"))
+
+
 def _visible_objects(kind: str, objs: list[dict[str, Any]], box: tables.BBox) -> list[dict[str, Any]] | None:
     """``objs`` cut to ``box``, or None when all of them lie inside it already."""
     x0, top, x1, bottom = box
-    if all(o["x0"] >= x0 and o["x1"] <= x1 and o["top"] >= top and o["bottom"] <= bottom for o in objs):
+    if not objs or (  # min / max over itemgetter maps: C loops, the common page costs little
+        min(map(_X0, objs)) >= x0
+        and max(map(_X1, objs)) <= x1
+        and min(map(_TOP, objs)) >= top
+        and max(map(_BOTTOM, objs)) <= bottom
+    ):
         return None
     if kind == "char":
         return [o for o in objs if tables.centre_in(o, box)]

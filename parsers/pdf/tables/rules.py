@@ -389,17 +389,21 @@ def _edges_inside_fills(fills: list[Char], edges: Sequence[Char], tolerance: flo
     misalign the columns)."""
     out: set[int] = set()
     undrawn = False
+    by_colour: dict[str, list[Char]] = {}
+    for f in fills:
+        by_colour.setdefault(str(f.get("non_stroking_color")), []).append(f)
     for i, e in enumerate(edges):
         if e.get("object_type") != "rect_edge" or not e.get("fill") or e.get("stroke"):
             continue
         colour = str(e.get("non_stroking_color"))
+        if colour not in by_colour:
+            continue
         at, lo, hi = _H if e.get("orientation") == "h" else _V
         near, far = ("top", "bottom") if at == "top" else ("x0", "x1")
         start, stop = ("x0", "x1") if at == "top" else ("top", "bottom")
-        for f in fills:
+        for f in by_colour[colour]:
             if (
-                str(f.get("non_stroking_color")) == colour
-                and float(f[near]) + tolerance < float(e[at]) < float(f[far]) - tolerance
+                float(f[near]) + tolerance < float(e[at]) < float(f[far]) - tolerance
                 and float(f[start]) - tolerance <= float(e[lo])
                 and float(e[hi]) <= float(f[stop]) + tolerance
             ):
