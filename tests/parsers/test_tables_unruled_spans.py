@@ -99,3 +99,32 @@ def test_section_labels_and_lone_rows_stay_rows() -> None:
         [[_w("Other", 0, 42)], []],
     ]
     assert lift_row_spans(grid, 0) == grid
+
+
+def test_next_sections_heading_under_a_table_is_not_its_last_row(tmp_path: Path) -> None:
+    """A numbered heading set right under a table in a larger size, its number over the label
+    column and its title over the first figure column (a thesis's "4.4.2 Replacing the variable"
+    under a regression table; Chinese titles are one word to the text layer), used to come out as
+    the table's last row."""
+    rows = [("", "Z(1)", "Z(2)"), ("Top1", "0.00592", "0.00595"), ("Constant", "40.17", "44.50")]
+    rows += [("N", "5580", "5580"), ("R-squared", "0.279", "0.279")]
+    path = tmp_path / "heading-under.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    h = A4[1]
+    c.setFont("Helvetica", 10)
+    c.drawString(60, h - 60, "The estimates keep their signs when the controls are added one by one.")
+    for i, row in enumerate(rows):
+        for x, text in zip((70.0, 200.0, 300.0), row, strict=True):
+            c.drawString(x, h - 90 - 14 * i, text)
+    c.setFont("Helvetica-Bold", 12)
+    y = h - 90 - 14 * len(rows) - 8
+    c.drawString(70, y, "4.4.2")
+    c.drawString(200, y, "Robustness")  # one word, as a line of Chinese is to the text layer
+    c.setFont("Helvetica", 10)
+    c.drawString(60, y - 24, "This section replaces the index with its city-level version.")
+    c.showPage()
+    c.save()
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    (table,) = [b.table for b in doc.blocks if b.table is not None]
+    assert [list(r) for r in table.rows] == [list(r) for r in rows]
+    assert "Robustness" in " ".join(b.text for b in doc.blocks if b.table is None)

@@ -312,11 +312,23 @@ def trim_tail(grid: Grid, header: int) -> Grid:
         if sum(1 for r in body if is_numeric(text(r[j]))) * 2 > sum(1 for r in body if r[j])
     ]
     end = len(grid)
-    while end > header + 1 and any(
-        len(grid[end - 1][j]) >= 2 and not is_numeric(text(grid[end - 1][j])) for j in numeric
+    while end > header + 1 and (
+        any(len(grid[end - 1][j]) >= 2 and not is_numeric(text(grid[end - 1][j])) for j in numeric)
+        or _larger_than_above(grid, end - 1)
     ):
         end -= 1
     return grid[:end]
+
+
+HEADING_STEP = 0.5  # points: a last line set this much larger than every word above it is a heading
+
+
+def _larger_than_above(grid: Grid, i: int) -> bool:
+    """Row ``i``'s words are all larger than every word of the rows above: the next section's
+    heading ("4.4.2 Robustness") lined up with the table's columns, not its last row."""
+    words = [w for cell in grid[i] for w in cell]
+    above = [w.size for row in grid[:i] for cell in row for w in cell]
+    return bool(words and above) and min(w.size for w in words) > max(above) + HEADING_STEP
 
 
 def labels_on_the_right(grid: Grid, head: int) -> bool:
