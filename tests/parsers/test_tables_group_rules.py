@@ -1,9 +1,9 @@
 """A results table ruled between its column groups only (issue 24): vertical rules around the label
 columns and each group of five figure columns, horizontal rules at the top, under the header,
-between the row groups and at the bottom; group labels ("Top-20", "Top-100") centred over their sub-columns. Each ruled
-column holds five figure columns, so the grid alone gave three columns of packed cells
-("78.4 79.4 73.2 79.8 63.2"). Drawn with reportlab, read through the parser; one guard: a ruled
-table whose cells hold a figure each is left as ruled."""
+between the row groups and at the bottom; group labels ("Top-20", "Top-100") centred over their
+sub-columns. Each ruled column holds five figure columns, so the grid alone gave three columns
+of packed cells ("78.4 79.4 73.2 79.8 63.2"). Drawn with reportlab, read through the parser; one
+guard: a ruled table whose cells hold a figure each is left as ruled."""
 
 from __future__ import annotations
 
