@@ -259,7 +259,7 @@ def _docmill(unruled: bool) -> System:
         for b in cache[path].blocks:
             if b.table is None:
                 continue
-            rows = _page_rows(b.table, b.metadata.get("page_starts") or [[b.page, 0]], page)
+            rows = _page_rows(b.table, b.metadata.get("page_starts") or [[b.page, 0]], page, path)
             if rows:
                 bbox = b.metadata.get("bbox")
                 out.append((rows, tuple(bbox) if bbox and b.page == page else None))  # type: ignore[arg-type]
@@ -268,14 +268,32 @@ def _docmill(unruled: bool) -> System:
     return run
 
 
-def _page_rows(table: Any, starts: list[list[int]], page: int) -> Rows:
+def _page_rows(table: Any, starts: list[list[int]], page: int, path: Path | None = None) -> Rows:
     """The header and the body rows of ``table`` that lie on ``page``: a table continued over
-    several pages is one block, ``page_starts`` ([page, first body row]) says where each starts."""
+    several pages is one block, ``page_starts`` ([page, first body row]) says where each starts.
+    On a page after the first the header counts only when the page prints it again (the parser
+    keeps one copy of a repeated header; a header printed once is not on the later pages)."""
     for k, (p, start) in enumerate(starts):
         if p == page:
             stop = starts[k + 1][1] if k + 1 < len(starts) else len(table.body)
-            return [list(r) for r in (*table.header, *table.body[start:stop])]
+            header = table.header if k == 0 or path is None or _printed_on(path, page, table.header) else ()
+            return [list(r) for r in (*header, *table.body[start:stop])]
     return []
+
+
+_PAGE_TEXT: dict[tuple[Path, int], str] = {}
+
+
+def _printed_on(path: Path, page: int, rows: Sequence[Sequence[str]]) -> bool:
+    """Whether every non-empty cell of ``rows`` appears (spaces ignored) in the page's text."""
+    import pdfplumber
+
+    if (path, page) not in _PAGE_TEXT:
+        with pdfplumber.open(path) as pdf:
+            _PAGE_TEXT[(path, page)] = "".join((pdf.pages[page - 1].extract_text() or "").split())
+    text = _PAGE_TEXT[(path, page)]
+    cells = ["".join(c.split()) for r in rows for c in r if c.strip()]
+    return all(c in text for c in cells)
 
 
 def _pdfplumber(strategy: str) -> System:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 import pdfplumber
@@ -50,6 +51,7 @@ def read_page(
     no text layer and OCR is on (``run_ocr`` does it: OCR runs in the parsing process only).
     ``unruled_tables`` off: bordered tables only (bench/table_adjacency.py's "before")."""
     pdf_objects.prime(page)
+    crop_to_visible(page)
     page_tables = tables.find_tables(page)
     boxes = [t.bbox for t in page_tables]
     chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)] if boxes else page.chars
@@ -80,6 +82,63 @@ def read_page(
     return content
 
 
+def visible_box(page: pdfplumber.page.Page) -> tables.BBox:
+    """The part of the page a viewer shows: the media box cut to the crop box (pdfplumber gives
+    both in the page objects' top-down coordinates)."""
+    media, crop = page.mediabox, page.cropbox
+    return (max(media[0], crop[0]), max(media[1], crop[1]), min(media[2], crop[2]), min(media[3], crop[3]))
+
+
+def crop_to_visible(page: pdfplumber.page.Page) -> None:
+    """Drop from the page's (primed) objects what lies outside its visible box: a booklet's spread
+    keeps the facing page's text and boxes past the page edge, a layout program its slug and
+    off-page frames; a viewer shows none of it, so no table or prose may hold it. A character
+    counts where its centre is; a rect or line partly visible is cut to the box (as pdfplumber's
+    ``page.crop`` cuts it), a curve or image partly visible is kept whole. A page with nothing
+    outside is left as it is (one pass over its objects), and so is a page whose characters all
+    lie outside its box: the box is wrong there (a media box stored upside down), not the text."""
+    box = visible_box(page)
+    if box[2] - box[0] <= 0 or box[3] - box[1] <= 0:
+        return  # a degenerate box: nothing would be left, keep what the file draws
+    objects: dict[str, list[dict[str, Any]]] = page._objects
+    cut = {
+        kind: kept
+        for kind, objs in objects.items()
+        if (kept := _visible_objects(kind, objs, box)) is not None
+    }
+    if not cut or (objects.get("char") and not cut.get("char", objects["char"])):
+        return  # nothing outside, or every character outside: the box is wrong, not the text
+    objects.update(cut)
+    page.flush_cache(["_rect_edges", "_curve_edges", "_edges"])
+
+
+_X0, _X1, _TOP, _BOTTOM = (itemgetter(k) for k in ("x0", "x1", "top", "bottom"))
+
+
+def _visible_objects(kind: str, objs: list[dict[str, Any]], box: tables.BBox) -> list[dict[str, Any]] | None:
+    """``objs`` cut to ``box``, or None when all of them lie inside it already."""
+    x0, top, x1, bottom = box
+    if not objs or (  # min / max over itemgetter maps: C loops, the common page costs little
+        min(map(_X0, objs)) >= x0
+        and max(map(_X1, objs)) <= x1
+        and min(map(_TOP, objs)) >= top
+        and max(map(_BOTTOM, objs)) <= bottom
+    ):
+        return None
+    if kind == "char":
+        return [o for o in objs if tables.centre_in(o, box)]
+    kept = []
+    for o in objs:
+        if o["x0"] > x1 or o["x1"] < x0 or o["top"] > bottom or o["bottom"] < top:
+            continue
+        inside = o["x0"] >= x0 and o["x1"] <= x1 and o["top"] >= top and o["bottom"] <= bottom
+        if inside or kind not in ("rect", "line"):
+            kept.append(o)
+        elif (cut := pdfplumber.utils.clip_obj(o, box)) is not None:
+            kept.append(cut)
+    return kept
+
+
 def _unruled_tables(
     page: pdfplumber.page.Page, words: list[unruled.Word], ruled: list[tables.PageTable]
 ) -> tuple[list[unruled.Word], list[tables.PageTable]]:
@@ -94,8 +153,8 @@ def _unruled_tables(
     boxes = [*(pt.bbox for pt in ruled), *(t.bbox for t in found)]
     extra = []
     for t in found:
-        table, bbox = Table(t.rows, t.header_rows, column_names=t.column_names), t.bbox
-        caption = tables.find_caption(page, bbox, [b for b in boxes if b != bbox])
+        table, bbox = Table(t.rows, t.header_rows, title=t.title, column_names=t.column_names), t.bbox
+        caption = None if t.title else tables.find_caption(page, bbox, [b for b in boxes if b != bbox])
         if caption is not None:
             table = tables.titled(table, caption.text)
             taken.update(id(w) for w in words if _centre_in(w, caption.bbox))
@@ -131,15 +190,58 @@ PARTIAL_GRID_LINES = 5
 
 def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) -> list[tables.PageTable]:
     """``found``, or the unruled tables inside its box when its rules are only a partial grid (a
-    cell holds many lines of aligned figures) and they hold at least twice as many filled cells."""
-    if max((c.count("\n") + 1 for r in found.table.rows for c in r), default=0) < PARTIAL_GRID_LINES:
+    cell holds many lines of aligned figures, or ruled columns hold several figure columns each:
+    rules between column groups only) and they hold at least twice as many filled cells."""
+    lines = max((c.count("\n") + 1 for r in found.table.rows for c in r), default=0)
+    if lines < PARTIAL_GRID_LINES and not _packed_figures(found.table.rows):
         return [found]
     inside = [c for c in page.chars if tables.centre_in(c, found.bbox) and not is_unmapped(c)]
     again = unruled.find_tables(list(_words(page, inside)))
     filled = sum(1 for t in again for r in t.rows for c in r if c.strip())
     if filled < 2 * sum(1 for r in found.table.rows for c in r if c.strip()):
         return [found]
-    return [tables.PageTable(t.bbox, Table(t.rows, t.header_rows), t.columns) for t in again]
+    return [
+        tables.PageTable(t.bbox, Table(_group_labels_first(t, found), t.header_rows), t.columns)
+        for t in again
+    ]
+
+
+# Ruled cells with a line of this many figures side by side: a ruled column holding several
+# figure columns (a results table ruled between its column groups only).
+PACKED_FIGURES = 3
+
+
+def _packed_figures(rows: Sequence[Sequence[str]]) -> bool:
+    """Two cells or more each with a line of PACKED_FIGURES figures or more."""
+    packed = 0
+    for row in rows:
+        for cell in row:
+            lines = cell.split("\n")
+            if any(sum(1 for t in ln.split() if unruled.is_numeric(t)) >= PACKED_FIGURES for ln in lines):
+                packed += 1
+    return packed >= 2
+
+
+def _group_labels_first(table: unruled.UnruledTable, ruled: tables.PageTable) -> tuple[tuple[str, ...], ...]:
+    """``table``'s rows, each header label that stands alone in a ruled column holding several
+    of ``table``'s columns moved to the first of them: the rules say the label spans the group
+    (centred over it, it sat in a middle column), as a label spanning columns sits in the first."""
+
+    def bounds(box: tables.BBox, rel: Sequence[float]) -> list[float]:
+        return [box[0] + r * (box[2] - box[0]) for r in rel]
+
+    mine, theirs = bounds(table.bbox, table.columns), bounds(ruled.bbox, ruled.columns)
+    centres = [(a + b) / 2 for a, b in zip(mine, mine[1:], strict=False)]
+    groups = [
+        [j for j, x in enumerate(centres) if a <= x <= b] for a, b in zip(theirs, theirs[1:], strict=False)
+    ]
+    rows = [list(r) for r in table.rows]
+    for r in range(min(table.header_rows, len(rows))):
+        for group in (g for g in groups if len(g) >= 2):
+            filled = [j for j in group if rows[r][j].strip()]
+            if len(filled) == 1 and filled[0] != group[0]:
+                rows[r][group[0]], rows[r][filled[0]] = rows[r][filled[0]], ""
+    return tuple(tuple(r) for r in rows)
 
 
 def run_ocr(content: PageContent, options: ParseOptions, pdf_data: bytes) -> None:

@@ -196,6 +196,11 @@ def test_aligned_numbers_list_and_form_and_code_are_not_tables() -> None:
     [
         ([["Introduction", "........ 3"], ["Methods", "........ 7"], ["Results", "........ 9"]], "leaders"),
         ([["Introduction", "3"], ["Methods", "7"], ["Results", "12"], ["Annex", "15"]], "page numbers"),
+        (
+            [["2", "At a glance", "42", "Markets", "Growth"], ["4", "Our values", "44", "Outlook", ""]]
+            + [["6", "Key figures", "", "", "Assurance"], ["8", "Letter", "54", "Segments", ""]],
+            "table of contents in columns",
+        ),
         ([["Name:", "Jane"], ["City:", "Paris"], ["Phone:", "555"]], "form"),
         ([["•", "apples"], ["•", "pears"], ["•", "plums"]], "list"),
         ([["Espresso", "small"], ["Tea", "large"], ["Water", "each"]], "not numeric"),
@@ -312,6 +317,50 @@ def test_toc_with_leaders_has_no_table(tmp_path: Path) -> None:
 
     _page(tmp_path / "toc.pdf", draw)
     assert _parse(tmp_path / "toc.pdf") == []
+
+
+def test_guards_accept_rising_counts_without_gaps_or_alone() -> None:
+    """A row counter (1, 2, 3: no gap) and a single rising column are data, not page numbers."""
+    rows = [["#", "Site", "Visits", "Share"], ["1", "North", "12", "0.4"], ["2", "South", "30", "0.5"]]
+    assert rejection([*rows, ["3", "East", "45", "0.1"]], 1) is None
+    assert (
+        rejection([["Week", "Cases", "Note"], ["Mon", "12", "a"], ["Tue", "30", "b"], ["Wed", "55", "c"]], 1)
+        is None
+    )
+
+
+TOC = [
+    [
+        ("2", "Company at a glance"),
+        ("4", "Stakeholder value"),
+        ("6", "Key indicators"),
+        ("8", "Chairman's letter"),
+    ]
+    + [("14", "Caring for communities"), ("16", "Digital change"), ("18", "Shared value")],
+    [("42", "Management discussion"), ("44", "Financial review"), ("54", "Business overview")]
+    + [("72", "Digital services"), ("86", "Media"), ("98", "Energy"), ("122", "Exploration")],
+    [("150", "Integrated approach"), ("152", "Extending care"), ("155", "Governance approach")]
+    + [("162", "Material issues"), ("166", "Growth drivers"), ("216", "Assurance"), ("218", "Report")],
+]
+
+
+def test_toc_in_three_columns_without_leaders_has_no_table(tmp_path: Path) -> None:
+    """An annual report's contents page: three columns of "page number, entry" and no leaders
+    (before: one table of six columns, page numbers as figures)."""
+
+    def draw(c: canvas.Canvas, h: float) -> None:
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(220, h - 50, "Table of Contents")
+        for k, column in enumerate(TOC):
+            x = 50 + 180 * k
+            for i, (page, entry) in enumerate(column):
+                c.setFont("Helvetica-Bold", 9)
+                c.drawString(x, h - 90 - 18 * i, page)
+                c.setFont("Helvetica", 9)
+                c.drawString(x + 22, h - 90 - 18 * i, entry)
+
+    _page(tmp_path / "toc3.pdf", draw)
+    assert _parse(tmp_path / "toc3.pdf") == []
 
 
 def test_aligned_bullet_list_has_no_table(tmp_path: Path) -> None:

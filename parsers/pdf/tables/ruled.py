@@ -63,6 +63,7 @@ from parsers.pdf.tables.ruled_grid import (
 from parsers.pdf.tables.ruled_grid import drop_empty_lines as drop_empty_lines
 from parsers.pdf.tables.ruled_rows import cut_boxes, row_cuts
 from parsers.pdf.tables.rules import (
+    MIN_SHADE,
     BBox,
     Char,
     dashed_rules,
@@ -84,12 +85,16 @@ MAX_IN_GAPS = 0.2
 MAX_SPLIT_WORDS = 0.25
 
 
-def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Table, tuple[float, ...]] | None:
+def table_from_cells(
+    cells: Sequence[BBox], chars: Sequence[Char], bands: Sequence[BBox] = ()
+) -> tuple[Table, tuple[float, ...]] | None:
     """A Table from cell rectangles and the page's characters; None when it is not a real table
     (fewer than two rows or columns, or only one column with any text: a framed paragraph, a
     page border, boxes around prose lines; or almost every cell empty: a bar chart's gridlines,
     a figure's boxes). A caption boxed onto the table (a first or
-    last row of one cell over the whole width, "Table 7: ...") becomes its title, not a row."""
+    last row of one cell over the whole width, "Table 7: ...") becomes its title, not a row; so
+    does a short title line in a first row of one cell shaded by one of ``bands`` (the page's
+    coloured fills) of its own."""
     frame = (
         min(b[0] for b in cells),
         min(b[1] for b in cells),
@@ -113,7 +118,7 @@ def table_from_cells(cells: Sequence[BBox], chars: Sequence[Char]) -> tuple[Tabl
             return None
         xs, ys, placed, per_cell = read
     texts = [cell_text(cs) for cs in per_cell]
-    title, keep = _boxed_caption(placed, texts, xs, ys)
+    title, keep = _boxed_caption(placed, texts, xs, ys, () if angle else bands)
     if title is not None:
         placed, per_cell, texts = (
             [placed[i] for i in keep],
@@ -159,10 +164,14 @@ def _boxed_caption(
     texts: Sequence[str],
     xs: Sequence[float],
     ys: Sequence[float],
+    bands: Sequence[BBox] = (),
     tol: float = 2.0,
 ) -> tuple[str | None, list[int]]:
     """(caption, indices of the other cells) when the first or last row of the grid is one cell
-    over the whole width whose text is a caption; (None, all cells) otherwise."""
+    over the whole width whose text is a caption, or the first row one such cell holding a short
+    title line over at least two more rows, shaded by a band of its own (a coloured title band:
+    "Staging" over a two-column table; a ruled title row stays a row); (None, all cells)
+    otherwise."""
     everything = list(range(len(cells)))
     if len(cells) < 3:
         return None, everything
@@ -170,10 +179,54 @@ def _boxed_caption(
         x0, top, x1, bottom = cell.bbox
         full_width = x0 <= xs[0] + tol and x1 >= xs[-1] - tol
         at_edge = top <= ys[0] + tol or bottom >= ys[-1] - tol
+        if not (full_width and at_edge and bottom - top < 0.5 * (ys[-1] - ys[0])):
+            continue
         text = " ".join(texts[i].split())
-        if full_width and at_edge and bottom - top < 0.5 * (ys[-1] - ys[0]) and TABLE_CAPTION.match(text):
+        band = (
+            top <= ys[0] + tol and len(ys) >= 4 and _title_line(texts[i]) and _shaded(cell.bbox, bands, tol)
+        )
+        if TABLE_CAPTION.match(text) or band:
             return text, [k for k in everything if k != i]
     return None, everything
+
+
+MAX_TITLE_WORDS = 8
+_WHITE = {
+    "1",
+    "1.0",
+    "(1,)",
+    "(1.0,)",
+    "(1, 1, 1)",
+    "(1.0, 1.0, 1.0)",
+    "(0, 0, 0, 0)",
+    "(0.0, 0.0, 0.0, 0.0)",
+}
+
+
+def band_fills(rects: Sequence[Char]) -> list[BBox]:
+    """The boxes of the page's coloured fills (not white, not thinner than shading)."""
+    return [
+        (float(r["x0"]), float(r["top"]), float(r["x1"]), float(r["bottom"]))
+        for r in rects
+        if r.get("fill")
+        and str(r.get("non_stroking_color")) not in _WHITE
+        and min(float(r["x1"]) - float(r["x0"]), float(r["bottom"]) - float(r["top"])) >= MIN_SHADE
+    ]
+
+
+def _shaded(box: BBox, bands: Sequence[BBox], tol: float) -> bool:
+    """A band covers ``box`` and ends with it (it does not run on under the rows below)."""
+    x0, top, x1, bottom = box
+    return any(
+        b[0] <= x0 + tol and b[2] >= x1 - tol and b[1] <= top + tol and bottom - tol <= b[3] <= bottom + tol
+        for b in bands
+    )
+
+
+def _title_line(text: str) -> bool:
+    """One line of a few words with a letter in it: a title, not a row of data or a note."""
+    words = text.split()
+    return "\n" not in text.strip() and 0 < len(words) <= MAX_TITLE_WORDS and any(ch.isalpha() for ch in text)
 
 
 def find_tables(page: Any) -> list[PageTable]:
@@ -204,12 +257,13 @@ def find_tables(page: Any) -> list[PageTable]:
             "explicit_horizontal_lines": [*kept_h, *dashed_h, *horizontals],
         }
     found = page.find_tables(settings)
+    bands = band_fills(page.rects) if found else []
     out = []
     boxes: list[TextLine] = []  # captions printed in a box of their own (one or two cells)
     for t in found:
         cells = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells]
         x0, top, x1, bottom = (float(v) for v in t.bbox)
-        result = table_from_cells(cells, page.chars)
+        result = table_from_cells(cells, page.chars, bands)
         if result is not None:
             table, columns = result
             out.append(PageTable((x0, top, x1, bottom), table, columns))

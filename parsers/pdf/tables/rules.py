@@ -320,6 +320,28 @@ def fill_seams(rects: Sequence[Char], edges: Sequence[Char], tolerance: float = 
     ]
     if len(fills) < 2:
         return set()
+    return _seam_edges(fills, edges, tolerance) | _edges_inside_fills(fills, edges, tolerance)
+
+
+def _drawn_border(f: Char, side: str, edges: Sequence[Char], tolerance: float) -> bool:
+    """Whether a line of another colour than ``f``'s runs along its ``side`` ("x0", "x1", "top",
+    "bottom"): the fill's border is drawn there, not merely where another fill of its colour
+    begins."""
+    colour = str(f.get("non_stroking_color"))
+    vertical = side in ("x0", "x1")
+    at, lo, hi = _V if vertical else _H
+    span = (float(f["top"]), float(f["bottom"])) if vertical else (float(f["x0"]), float(f["x1"]))
+    for e in edges:
+        if (e.get("orientation") == "v") != vertical or abs(float(e[at]) - float(f[side])) > tolerance:
+            continue
+        other = e.get("stroke") and not e.get("fill") or str(e.get("non_stroking_color")) != colour
+        if other and float(e[lo]) <= span[0] + tolerance and float(e[hi]) >= span[1] - tolerance:
+            return True
+    return False
+
+
+def _seam_edges(fills: list[Char], edges: Sequence[Char], tolerance: float) -> set[int]:
+    """``fill_seams``' first kind: edges where two same-coloured fills meet."""
     seams: list[tuple[str, float, float, float, str]] = []  # orientation, position, start, stop, colour
     fills.sort(key=lambda r: float(r["top"]))
     for k, a in enumerate(fills):
@@ -355,3 +377,40 @@ def fill_seams(rects: Sequence[Char], edges: Sequence[Char], tolerance: float = 
                 out.add(i)
                 break
     return out
+
+
+def _edges_inside_fills(fills: list[Char], edges: Sequence[Char], tolerance: float) -> set[int]:
+    """Indices of the fill edges lying inside another fill of the same colour, away from its
+    border, when that fill's border on the same side is drawn: a cell's text box filled again
+    over the cell's own shading (a red header band with an inset box per label, ruled between
+    its cells) draws no visible line, and its edges made sliver columns. Where the shaded cells
+    meet without a drawn border (one band over the header), the inset boxes' edges are the only
+    trace of the columns: then none is dropped (some rows cut at them and others not would
+    misalign the columns)."""
+    out: set[int] = set()
+    undrawn = False
+    by_colour: dict[str, list[Char]] = {}
+    for f in fills:
+        by_colour.setdefault(str(f.get("non_stroking_color")), []).append(f)
+    for i, e in enumerate(edges):
+        if e.get("object_type") != "rect_edge" or not e.get("fill") or e.get("stroke"):
+            continue
+        colour = str(e.get("non_stroking_color"))
+        if colour not in by_colour:
+            continue
+        at, lo, hi = _H if e.get("orientation") == "h" else _V
+        near, far = ("top", "bottom") if at == "top" else ("x0", "x1")
+        start, stop = ("x0", "x1") if at == "top" else ("top", "bottom")
+        for f in by_colour[colour]:
+            if (
+                float(f[near]) + tolerance < float(e[at]) < float(f[far]) - tolerance
+                and float(f[start]) - tolerance <= float(e[lo])
+                and float(e[hi]) <= float(f[stop]) + tolerance
+            ):
+                side = near if float(e[at]) - float(f[near]) < float(f[far]) - float(e[at]) else far
+                if _drawn_border(f, side, edges, tolerance):
+                    out.add(i)
+                else:
+                    undrawn = True
+                break
+    return set() if undrawn else out

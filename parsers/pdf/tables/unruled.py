@@ -40,9 +40,11 @@ from parsers.pdf.tables.unruled_cells import (
     group_lines,
     header_count,
     labels_on_the_right,
+    lift_row_spans,
     merge_wrapped,
     trim_tail,
 )
+from parsers.pdf.tables.unruled_frame import frame
 from parsers.pdf.tables.unruled_guards import is_data_table, is_numeric, is_year
 from parsers.pdf.tables.unruled_header import (
     Rule,
@@ -91,6 +93,7 @@ class UnruledTable:
     columns: tuple[float, ...]
     words: tuple[Word, ...]
     column_names: tuple[str, ...] = ()  # flattened labels, when partial rules say what spans what
+    title: str | None = None  # a title line inside the table's rules (unruled_frame)
 
 
 def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
@@ -278,11 +281,14 @@ def table_from_block(
     mirrored = labels_on_the_right(grid, head)
     if mirrored:  # a right-to-left table: labels in the last column; the row rules read them first
         grid = [row[::-1] for row in grid]
-    grid = [row for row in merge_wrapped(grid, head) if any(row)]
+    grid = lift_row_spans([row for row in merge_wrapped(grid, head) if any(row)], head)
     header = header_count(grid, head)
     if mirrored:
         grid = [row[::-1] for row in grid]
     grid = trim_tail(grid, header)
+    framed = frame(grid, header, rules) if rules else None
+    if framed is not None:  # rules across the whole table: its first and last rows, its header
+        grid, header = framed.grid, framed.header
     spans: Spans = {}
     if not mirrored:  # partial rules in the header: its rows and group labels as they draw them
         grid, header, spans = header_by_rules(grid, header, seps, rules)
@@ -293,14 +299,16 @@ def table_from_block(
     names = column_names(grid, header, kept_spans(spans, used)) if spans else ()
     rows = tuple(tuple(cell_text(cell) for cell in row) for row in grid)
     words = tuple(w for row in grid for cell in row for w in cell)
-    if not is_data_table(rows, header, words):
+    if not is_data_table(rows, header, words, framed=framed is not None):
         return None
     x0, x1 = min(w.x0 for w in words), max(w.x1 for w in words)
     bbox = (x0, min(w.top for w in words), x1, max(w.bottom for w in words))
     kept = [seps[j - 1] for j in used[1:]]
     width = (x1 - x0) or 1.0
     columns = (0.0, *(round((s - x0) / width, 3) for s in kept), 1.0)
-    return UnruledTable(bbox, rows, header, columns, words, names)
+    title = cell_text(framed.title) if framed is not None and framed.title else None
+    words = (*words, *framed.title) if framed is not None else words
+    return UnruledTable(bbox, rows, header, columns, words, names, title)
 
 
 def wide_gap_lines(ordered: Sequence[Word], enough: int = MIN_MULTI_LINES) -> int:

@@ -199,6 +199,66 @@ def merge_wrapped(grid: Grid, head: int) -> Grid:
     return out
 
 
+def lift_row_spans(grid: Grid, head: int) -> Grid:
+    """Row labels set once, vertically centred beside the group of rows they name ("Explanatory
+    variables" centred over four variable rows, "DP" between its "NLL" and "Triplet" rows): such
+    a line has its own row, between rows of the group, so it is put in the group's first row (as
+    for a label spanning columns, it sits in the first cell it spans). A line qualifies when it
+    holds the row label, its cells are empty in the rows above and below it, those rows hold
+    cells of their own, and as many such rows lie above it as below (one more or less)."""
+    start = body_start(grid, head)
+    out = [list(r) for r in grid]
+    i = start + 1
+    while i < len(out) - 1:
+        group = _span_group(out, start, i)
+        if group is None:
+            i += 1
+            continue
+        first = out[group]
+        for j, cell in enumerate(out[i]):
+            if cell:
+                first[j] = list(cell)
+        del out[i]
+    return out
+
+
+def _span_group(grid: Grid, start: int, i: int) -> int | None:
+    """The first row of the group that row ``i``'s cells span (``lift_row_spans``), or None: of
+    the rows around it whose cells in its columns are empty, the most (as many above as below,
+    one more or less) whose middle is the label's middle (within a third of a line)."""
+    row = grid[i]
+    spans = [j for j, cell in enumerate(row) if cell]
+    if not row[0] or not any(c for j, c in enumerate(grid[i - 1]) if j not in spans):
+        return None
+    if not any(c for j, c in enumerate(grid[i + 1]) if j not in spans):
+        return None
+
+    def free(k: int) -> bool:
+        return all(not grid[k][j] for j in spans) and any(grid[k])
+
+    above = 0
+    while i - above - 1 >= start and free(i - above - 1):
+        above += 1
+    below = 0
+    while i + below + 1 < len(grid) and free(i + below + 1):
+        below += 1
+    top, bottom = _extent(row)
+    middle, tolerance = (top + bottom) / 2, (bottom - top) / 3
+    fits = [
+        (up + down, i - up)
+        for up in range(1, above + 1)
+        for down in range(1, below + 1)
+        if abs(up - down) <= 1
+        and abs((_extent(grid[i - up])[0] + _extent(grid[i + down])[1]) / 2 - middle) <= tolerance
+    ]
+    return max(fits)[1] if fits else None
+
+
+def _extent(row: Sequence[Sequence[Word]]) -> tuple[float, float]:
+    words = [w for cell in row for w in cell]
+    return min(w.top for w in words), max(w.bottom for w in words)
+
+
 def cell_text(words: Sequence[Word]) -> str:
     """A cell's words: lines top to bottom joined by "\\n", each in logical (reading) order."""
     lines: list[list[Word]] = []
@@ -252,11 +312,23 @@ def trim_tail(grid: Grid, header: int) -> Grid:
         if sum(1 for r in body if is_numeric(text(r[j]))) * 2 > sum(1 for r in body if r[j])
     ]
     end = len(grid)
-    while end > header + 1 and any(
-        len(grid[end - 1][j]) >= 2 and not is_numeric(text(grid[end - 1][j])) for j in numeric
+    while end > header + 1 and (
+        any(len(grid[end - 1][j]) >= 2 and not is_numeric(text(grid[end - 1][j])) for j in numeric)
+        or _larger_than_above(grid, end - 1)
     ):
         end -= 1
     return grid[:end]
+
+
+HEADING_STEP = 0.5  # points: a last line set this much larger than every word above it is a heading
+
+
+def _larger_than_above(grid: Grid, i: int) -> bool:
+    """Row ``i``'s words are all larger than every word of the rows above: the next section's
+    heading ("4.4.2 Robustness") lined up with the table's columns, not its last row."""
+    words = [w for cell in grid[i] for w in cell]
+    above = [w.size for row in grid[:i] for cell in row for w in cell]
+    return bool(words and above) and min(w.size for w in words) > max(above) + HEADING_STEP
 
 
 def labels_on_the_right(grid: Grid, head: int) -> bool:

@@ -42,8 +42,12 @@ def _mean_words(cells: Sequence[str]) -> float:
     return sum(len(c.split()) for c in filled) / len(filled) if filled else 0.0
 
 
-def rejection(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = ()) -> str | None:
-    """Why these rows are not a data table (None: they are one)."""
+def rejection(
+    rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = (), framed: bool = False
+) -> str | None:
+    """Why these rows are not a data table (None: they are one). ``framed``: rules span the table
+    above its header, under it and under its last row (a three-line table, a box), which two
+    columns of text need (terms and their descriptions)."""
     if len(rows) < 3 or not rows or len(rows[0]) < 2:
         return "too small"
     width = len(rows[0])
@@ -70,12 +74,16 @@ def rejection(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[S
     if tiny >= max(3, 0.4 * len(filled)):
         return "scattered glyphs: a figure or a formula"
     if width == 2:
-        return _two_column_rejection(body)
-    numeric_columns = sum(
-        1
+        return None if framed else _two_column_rejection(body)
+    numeric = [
+        j
         for j in range(width)
         if sum(1 for r in body if is_numeric(r[j])) * 2 > len([r for r in body if r[j].strip()])
-    )
+    ]
+    numeric_columns = len(numeric)
+    toc = numeric_columns >= 2 and width - numeric_columns >= numeric_columns  # an entry beside each number
+    if toc and all(_page_numbers([r[j] for r in body]) for j in numeric):
+        return "rising page numbers in each figure column: a table of contents in columns"
     if not numeric_columns and (len(body) < 3 or len(filled) < TEXT_TABLE_FILL * len(cells)):
         return "text only, few rows or sparse: labels of a diagram"
     if not numeric_columns and any(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns):
@@ -95,5 +103,18 @@ def _two_column_rejection(body: Sequence[Sequence[str]]) -> str | None:
     return None
 
 
-def is_data_table(rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = ()) -> bool:
-    return rejection(rows, header_rows, words) is None
+def _page_numbers(cells: Sequence[str]) -> bool:
+    """A column of page numbers: whole numbers (not years) rising down the page, with a gap
+    somewhere (a row counter 1, 2, 3 has none)."""
+    values = [c.strip() for c in cells if c.strip()]
+    if len(values) < 2 or not all(v.isdigit() and len(v) <= 4 and not is_year(v) for v in values):
+        return False
+    ints = [int(v) for v in values]
+    steps = [b - a for a, b in zip(ints, ints[1:], strict=False)]
+    return all(s > 0 for s in steps) and any(s > 1 for s in steps)
+
+
+def is_data_table(
+    rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = (), framed: bool = False
+) -> bool:
+    return rejection(rows, header_rows, words, framed) is None
