@@ -22,18 +22,43 @@ def assemble(
     continued tables merged."""
     for p in pages:
         p.segments = layout.drop_furniture(p.segments, p.height, furniture)
-    levels = headings.HeadingLevels(outline, [(p.number, p.segments) for p in pages if p.ocr is None])
+    items = [_page_items(p) for p in pages]
+    text_pages = [(p, page_items) for p, page_items in zip(pages, items, strict=True) if p.ocr is None]
+    levels = headings.HeadingLevels(
+        outline,
+        [(p.number, p.segments) for p, _ in text_pages],
+        [g for _, page_items in text_pages for g in page_items if isinstance(g, list)],
+    )
     blocks: list[Block] = []
     path: list[tuple[int, str]] = []
     previous_table: PageTable | None = None
-    for page in pages:
-        for item in _page_items(page):
+    for page, page_items in zip(pages, items, strict=True):
+        for item in _join_run_in_heads(page_items, levels) if page.ocr is None else page_items:
             if isinstance(item, PageTable):
                 previous_table = _add_table(blocks, item, previous_table, path, page.number)
                 continue
             previous_table = None if item else previous_table
-            blocks.extend(_prose_blocks(item, page, levels, path))
+            for group in levels.split(item) if page.ocr is None else [item]:
+                blocks.extend(_prose_blocks(group, page, levels, path))
     return blocks
+
+
+def _join_run_in_heads(items: list[Any], levels: headings.HeadingLevels) -> list[Any]:
+    """A heading-style line whose sentence runs on in lower case in the next paragraph group is a
+    run-in head ("Training and Implementation We implement" / "our model in ..."): one group."""
+    out: list[Any] = []
+    for item in items:
+        previous = out[-1] if out else None
+        if (
+            isinstance(item, list)
+            and isinstance(previous, list)
+            and item[0].text.lstrip()[:1].islower()
+            and levels.is_heading(previous)
+        ):
+            out[-1] = previous + item
+        else:
+            out.append(item)
+    return out
 
 
 def _page_items(page: PageContent) -> list[Any]:
