@@ -4,6 +4,7 @@ the caption or heading before them, and a table continued on the next page merge
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from parsers.model import Block, Table
@@ -13,6 +14,8 @@ from parsers.pdf.labels import TABLE_LABEL
 from parsers.pdf.page_reader import PageContent
 from parsers.pdf.tables.page_table import PageTable, continues, merge_continuation, titled
 from parsers.pdf.text_layout import Segment
+
+Box = tuple[float, float, float, float]  # x0, top, x1, bottom
 
 
 def assemble(
@@ -33,19 +36,77 @@ def assemble(
     path: list[tuple[int, str]] = []
     previous_table: PageTable | None = None
     for page, page_items in zip(pages, items, strict=True):
+        start_path = tuple(t for _, t in path)
+        heads: list[tuple[Box, tuple[str, ...]]] = []  # this page's headings: box, heading path
+        read_after: dict[int, int] = {}  # table block index -> headings of the page read before it
         for item in _join_run_in_heads(page_items, levels) if page.ocr is None else page_items:
             if isinstance(item, PageTable):
-                previous_table = _add_table(blocks, item, previous_table, path, page.number)
+                previous_table = _add_table(blocks, item, previous_table, page.number)
+                read_after[len(blocks) - 1] = len(heads)
                 continue
             previous_table = None if item else previous_table
             for group in levels.split(item) if page.ocr is None else [item]:
-                blocks.extend(_prose_blocks(group, page, levels, path))
+                made = _prose_blocks(group, page, levels, path)
+                if made and made[0].kind == "heading":
+                    heads.append((_box(group), made[0].heading_path))
+                blocks.extend(made)
+        _place_tables(blocks, read_after, heads, start_path, page.segments)
     return blocks
 
 
+def _box(group: list[Segment]) -> Box:
+    return (
+        min(s.x0 for s in group),
+        min(s.top for s in group),
+        max(s.x1 for s in group),
+        max(s.bottom for s in group),
+    )
+
+
+def _place_tables(
+    blocks: list[Block],
+    read_after: dict[int, int],
+    heads: list[tuple[Box, tuple[str, ...]]],
+    start_path: tuple[str, ...],
+    segments: list[Segment],
+) -> None:
+    """Give each table found on this page (``read_after``: its block index -> the page's headings
+    read before it) the heading path of where it sits: the latest heading, in reading order, of
+    the one read right before it and those that stand above it and overlap it across or lie in a
+    text column to its left (three columns: a table across the top of the right two, which reading
+    order puts before the left column's text, sits under the left column's last heading); none:
+    the path the page started under. A table without a caption is titled with its innermost
+    heading."""
+    for i, before in read_after.items():
+        block = blocks[i] if i < len(blocks) else None
+        box = block.metadata.get("bbox") if block is not None else None
+        if block is None or block.kind != "table" or box is None or block.table is None:
+            continue  # merged into a table continued from the page before
+        at = before - 1
+        for j, (head, _) in enumerate(heads):
+            if j > at and (_above(head, box) or _column_left_of(head, box, segments)):
+                at = j
+        path = heads[at][1] if at >= 0 else start_path
+        table = titled(block.table, path[-1] if path else None)
+        blocks[i] = _table_block(table, path, block.page, block.metadata)
+
+
+def _above(head: Box, table: Sequence[float]) -> bool:
+    """``head`` ends above the table's top and shares some of its width."""
+    return head[3] <= table[1] + 2 and min(head[2], table[2]) - max(head[0], table[0]) > 0
+
+
+def _column_left_of(head: Box, table: Sequence[float], segments: list[Segment]) -> bool:
+    """``head`` starts a text column that lies wholly left of the table: the lines that start where
+    the heading starts (three at least) all end before the table's left edge."""
+    column = [s for s in segments if abs(s.x0 - head[0]) < 3]
+    return head[2] < table[0] and len(column) >= 3 and all(s.x1 < table[0] for s in column)
+
+
 def _join_run_in_heads(items: list[Any], levels: headings.HeadingLevels) -> list[Any]:
-    """A heading-style line whose sentence runs on in lower case in the next paragraph group is a
-    run-in head ("Training and Implementation We implement" / "our model in ..."): one group."""
+    """A heading-style line at the size of the text after it, whose sentence runs on in lower case
+    in the next paragraph group, is a run-in head ("Training and Implementation We implement" /
+    "our model in ..."): one group."""
     out: list[Any] = []
     for item in items:
         previous = out[-1] if out else None
@@ -53,6 +114,7 @@ def _join_run_in_heads(items: list[Any], levels: headings.HeadingLevels) -> list
             isinstance(item, list)
             and isinstance(previous, list)
             and item[0].text.lstrip()[:1].islower()
+            and abs(item[0].size - previous[-1].size) < 0.5
             and levels.is_heading(previous)
         ):
             out[-1] = previous + item
@@ -104,7 +166,6 @@ def _add_table(
     blocks: list[Block],
     found: PageTable,
     previous: PageTable | None,
-    path: list[tuple[int, str]],
     page_number: int,
 ) -> PageTable:
     """Append a table block, or extend the previous one when this table continues it."""
@@ -118,17 +179,19 @@ def _add_table(
         metadata = {"pages": pages, "page_starts": starts}
         blocks.append(_table_block(merged, last.heading_path, last.page, metadata))
         return found
-    table = titled(found.table, _caption(blocks, page_number) or (path[-1][1] if path else None))
-    blocks.append(_table_block(table, tuple(t for _, t in path), page_number, {"bbox": list(found.bbox)}))
+    # the heading path, and a title from it, come once the page's headings are known (_place_tables)
+    table = titled(found.table, _caption(blocks, page_number))
+    blocks.append(_table_block(table, (), page_number, {"bbox": list(found.bbox)}))
     return found
 
 
 def _caption(blocks: list[Block], page_number: int) -> str | None:
-    """The short line right before a table on its page ("Table 2: Service schedule"), if any."""
-    if not blocks or blocks[-1].page != page_number or blocks[-1].kind == "table":
+    """The short line right before a table on its page ("Table 2: Service schedule"), if any (a
+    heading right before it titles it through its heading path, _place_tables)."""
+    if not blocks or blocks[-1].page != page_number or blocks[-1].kind != "paragraph":
         return None
     text = blocks[-1].text
-    return text if blocks[-1].kind == "heading" or TABLE_LABEL.match(text) else None
+    return text if TABLE_LABEL.match(text) else None
 
 
 def _table_block(
