@@ -1,8 +1,9 @@
 """Headings told by type alone (no outline): the document's heading styles, from a statistic over
 its own lines rather than a fixed rule per line.
 
-A style is a line's rounded font size and weight. The body style carries most characters. A style
-is a heading style when it stands out from the body (larger, or bold where the body is not) and,
+A style is a line's rounded font size, weight and slant. The body style carries most characters.
+A style is a heading style when it stands out from the body (larger, or bold or italic at body
+size where the body is not: an FAA handbook sets its side headings in the body's italic) and,
 over the whole document, at least half of the short runs of lines set in it read as headings
 (at most three lines, a few words, not a sentence): a large type used for whole paragraphs (a
 printed intro, a pull quote) is not a heading style, a 12 pt bold used for every section title
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from parsers.pdf import text_layout as layout
 from parsers.pdf.text_layout import Segment
 
-Style = tuple[float, bool]  # (size rounded to half a point, bold)
+Style = tuple[float, bool, bool]  # (size rounded to half a point, bold, italic)
 
 MAX_LINES = 3  # a heading is at most this many lines
 MAX_WORDS = 20  # over all its lines
@@ -31,7 +32,7 @@ MIN_HEADING_SHARE = 0.5  # of a style's runs that read as headings
 
 
 def style_of(seg: Segment) -> Style:
-    return (round(seg.size * 2) / 2, seg.bold)
+    return (round(seg.size * 2) / 2, seg.bold, seg.italic)
 
 
 def heading_text(text: str) -> bool:
@@ -70,7 +71,7 @@ class HeadingStyles:
         for group in groups:
             for seg in group:
                 chars[style_of(seg)] += len(seg.text)
-        self.body: Style = chars.most_common(1)[0][0] if chars else (0.0, False)
+        self.body: Style = chars.most_common(1)[0][0] if chars else (0.0, False, False)
         uses: dict[Style, list[int]] = defaultdict(lambda: [0, 0])  # [heading-like, other]
         for group in groups:
             for run in style_runs(group):
@@ -86,11 +87,12 @@ class HeadingStyles:
         self.row_cells = self._row_cells(pages)
 
     def _stands_out(self, style: Style) -> bool:
-        size, bold = style
-        body_size, body_bold = self.body
+        size, bold, italic = style
+        body_size, body_bold, body_italic = self.body
         if not body_size:
             return size > 0 and bold
-        return size >= body_size * LARGER or (bold and not body_bold and size >= body_size * 0.95)
+        marked = (bold and not body_bold) or (italic and not body_italic)
+        return size >= body_size * LARGER or (marked and size >= body_size * 0.95)
 
     @staticmethod
     def _looks_like_heading(run: Sequence[Segment]) -> bool:

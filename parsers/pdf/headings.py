@@ -151,19 +151,19 @@ class HeadingLevels:
 
     def _rank_styles(self, candidates: list[list[Segment]]) -> None:
         """Levels by type: numbered headings by their number; the heading styles by size rank,
-        bold above regular at one size (largest = 1); unnumbered styles larger than every numbered
+        bold, then italic, above regular at one size (largest = 1); unnumbered styles larger than every numbered
         one rank above the numbered levels (a title and subtitle), others below the deepest."""
         numbered: dict[Style, Counter[int]] = defaultdict(Counter)
         for run in candidates:
             number = section_number(" ".join(s.text for s in run))
             if number:
                 numbered[style_of(run[0])][len(number)] += 1
-        styles = sorted({style_of(r[0]) for r in candidates}, key=lambda st: (-st[0], not st[1]))
+        styles = sorted({style_of(r[0]) for r in candidates}, key=lambda st: (-st[0], not st[1], not st[2]))
         if not numbered:
             self.rank = {style: i + 1 for i, style in enumerate(styles[:5])}
             self.offset, self.below = 0, len(self.rank) + 1
             return
-        top = max(size for size, _ in numbered)
+        top = max(style[0] for style in numbered)
         above = [st for st in styles if st[0] > top][:2]  # a title (and subtitle) over the sections
         self.offset = len(above)
         deepest = max(depth for c in numbered.values() for depth in c)

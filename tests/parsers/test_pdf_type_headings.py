@@ -137,3 +137,48 @@ def test_weight_read_from_face_names_seen_in_real_pdfs() -> None:
         assert bold_font(bold), bold
     for regular in ("GZNYGG+NimbusRomNo9L-Regu", "HBENJL+AdvTT8861b38f.I", "CMR10", "Helvetica-Oblique"):
         assert not bold_font(regular), regular
+
+
+def _italic_handbook(path: Path) -> None:
+    """A maintenance handbook's pages: Times-Roman 10 pt body, side headings in the body's italic
+    at the same size, italic words inside body lines and an italic caption."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    y = 700.0
+
+    def line(text: str, font: str = "Times-Roman") -> None:
+        nonlocal y
+        c.setFont(font, 10)
+        c.drawString(72, y, text)
+        y -= 12.5
+
+    for title in ("Boots Self-Locking Nut", "Stainless Steel Self-Locking Nut", "Elastic Stop Nut"):
+        line(title, "Times-Italic")
+        line("The nut is of one piece, all-metal construction designed to hold tight despite")
+        c.setFont("Times-Roman", 10)
+        c.drawString(72, y, "severe vibration. Note in")
+        c.setFont("Times-Italic", 10)
+        c.drawString(180, y, "Figure 7-26")  # italic words inside a roman line
+        c.setFont("Times-Roman", 10)
+        c.drawString(240, y, "that it has two sections and is two nuts in one.")
+        y -= 12.5
+        line("The spring keeps the locking and load-carrying sections apart so that the threads")
+        line("are out of phase and a bolt must push the locking section outward to engage them.")
+        y -= 8
+        line("Figure 7-26. Self-locking nuts.", "Times-Italic")
+        y -= 14
+    c.showPage()
+    c.save()
+
+
+def test_italic_side_headings_at_body_size(tmp_path: Path) -> None:
+    path = tmp_path / "nuts.pdf"
+    _italic_handbook(path)
+    doc = _parse(path)
+    found = [b.text for b in doc.blocks if b.kind == "heading"]
+    assert found == ["Boots Self-Locking Nut", "Stainless Steel Self-Locking Nut", "Elastic Stop Nut"]
+    chunks = chunk_document(doc)
+    assert all(c.heading_path for c in chunks)
+    spring = [c for c in chunks if "The spring keeps" in c.text]
+    assert [c.heading_path for c in spring] == [(t,) for t in found]
