@@ -38,11 +38,14 @@ def assemble(
     for page, page_items in zip(pages, items, strict=True):
         start_path = tuple(t for _, t in path)
         heads: list[tuple[Box, tuple[str, ...]]] = []  # this page's headings: box, heading path
-        read_after: dict[int, int] = {}  # table block index -> headings of the page read before it
+        # a table first found on this page: block index -> (headings read before it, its box)
+        placing: dict[int, tuple[int, Sequence[float]]] = {}
         for item in _join_run_in_heads(page_items, levels) if page.ocr is None else page_items:
             if isinstance(item, PageTable):
-                previous_table = _add_table(blocks, item, previous_table, page.number)
-                read_after[len(blocks) - 1] = len(heads)
+                count = len(blocks)
+                previous_table = _add_table(blocks, item, previous_table, path, page.number)
+                if len(blocks) > count:  # not merged into the table before it
+                    placing[count] = (len(heads), item.bbox)
                 continue
             previous_table = None if item else previous_table
             for group in levels.split(item) if page.ocr is None else [item]:
@@ -50,7 +53,7 @@ def assemble(
                 if made and made[0].kind == "heading":
                     heads.append((_box(group), made[0].heading_path))
                 blocks.extend(made)
-        _place_tables(blocks, read_after, heads, start_path, page.segments)
+        _place_tables(blocks, placing, heads, start_path, page.segments)
     return blocks
 
 
@@ -65,23 +68,22 @@ def _box(group: list[Segment]) -> Box:
 
 def _place_tables(
     blocks: list[Block],
-    read_after: dict[int, int],
+    placing: dict[int, tuple[int, Sequence[float]]],
     heads: list[tuple[Box, tuple[str, ...]]],
     start_path: tuple[str, ...],
     segments: list[Segment],
 ) -> None:
-    """Give each table found on this page (``read_after``: its block index -> the page's headings
-    read before it) the heading path of where it sits: the latest heading, in reading order, of
+    """Give each table first found on this page (``placing``: its block index -> the page's
+    headings read before it, its box; a table continued beside or below it on the page may have
+    been merged into it since) the heading path of where it sits: the latest heading, in reading order, of
     the one read right before it and those that stand above it and overlap it across or lie in a
     text column to its left (three columns: a table across the top of the right two, which reading
     order puts before the left column's text, sits under the left column's last heading); none:
     the path the page started under. A table without a caption is titled with its innermost
     heading."""
-    for i, before in read_after.items():
-        block = blocks[i] if i < len(blocks) else None
-        box = block.metadata.get("bbox") if block is not None else None
-        if block is None or block.kind != "table" or box is None or block.table is None:
-            continue  # merged into a table continued from the page before
+    for i, (before, box) in placing.items():
+        block = blocks[i]
+        assert block.table is not None
         at = before - 1
         for j, (head, _) in enumerate(heads):
             if j > at and (_above(head, box) or _column_left_of(head, box, segments)):
@@ -166,6 +168,7 @@ def _add_table(
     blocks: list[Block],
     found: PageTable,
     previous: PageTable | None,
+    path: list[tuple[int, str]],
     page_number: int,
 ) -> PageTable:
     """Append a table block, or extend the previous one when this table continues it."""
@@ -179,9 +182,10 @@ def _add_table(
         metadata = {"pages": pages, "page_starts": starts}
         blocks.append(_table_block(merged, last.heading_path, last.page, metadata))
         return found
-    # the heading path, and a title from it, come once the page's headings are known (_place_tables)
+    # the heading path where reading order put it; where the table sits decides once the page's
+    # headings are known, and titles it when no caption does (_place_tables)
     table = titled(found.table, _caption(blocks, page_number))
-    blocks.append(_table_block(table, (), page_number, {"bbox": list(found.bbox)}))
+    blocks.append(_table_block(table, tuple(t for _, t in path), page_number, {"bbox": list(found.bbox)}))
     return found
 
 
