@@ -120,3 +120,19 @@ def test_a_table_at_the_top_of_a_page_before_any_heading_keeps_the_page_start_pa
 
     (table,) = _table_chunks(tmp_path, draw)
     assert table.heading_path == ()
+
+
+def test_a_table_in_two_halves_side_by_side_is_placed_by_its_first_half(tmp_path: Path) -> None:
+    """A tax-table page: one table printed as two halves side by side, merged into one table."""
+
+    def draw(c: canvas.Canvas) -> None:
+        _heading(c, 60, 740, "2 Scope of the agreement")
+        _lines(c, 60, 720, 4, words=14, size=10)
+        _heading(c, 60, 660, "3 Service rates")
+        _lines(c, 60, 640, 2, words=14, size=10)
+        _table(c, 60, 610, [90, 60, 60])
+        _table(c, 330, 610, [90, 60, 60])
+
+    (table,) = _table_chunks(tmp_path, draw)
+    assert table.heading_path == ("3 Service rates",)
+    assert table.text.startswith("3 Service rates\n") and table.text.count("| Travel |") == 2
