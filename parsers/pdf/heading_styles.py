@@ -36,9 +36,13 @@ def style_of(seg: Segment) -> Style:
 
 
 def heading_text(text: str) -> bool:
-    """Reads as a heading: a few words with letters, not a sentence, not a "Note:" label."""
+    """Reads as a heading: a few words with letters, not a sentence, not a "Note:" label, not
+    starting in lower case (a cross-reference or web address set in italic: "see Credits on page
+    30.", "www.irs.gov")."""
     words = text.split()
     if not words or len(words) > MAX_WORDS or not any(sum(ch.isalpha() for ch in w) >= 2 for w in words):
+        return False
+    if next(ch for ch in text if ch.isalpha()).islower():
         return False
     text = text.rstrip()
     if text.endswith("-") or text.endswith((".", ",", ";")) and len(words) > 3:
