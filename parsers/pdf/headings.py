@@ -151,8 +151,9 @@ class HeadingLevels:
 
     def _rank_styles(self, candidates: list[list[Segment]]) -> None:
         """Levels by type: numbered headings by their number; the heading styles by size rank,
-        bold, then italic, above regular at one size (largest = 1); unnumbered styles larger than every numbered
-        one rank above the numbered levels (a title and subtitle), others below the deepest."""
+        bold, then italic, above regular at one size (largest = 1); unnumbered styles larger than
+        every numbered one rank above the numbered levels (a title and subtitle), others below
+        the deepest."""
         numbered: dict[Style, Counter[int]] = defaultdict(Counter)
         for run in candidates:
             number = section_number(" ".join(s.text for s in run))
