@@ -2,13 +2,16 @@
 
     PYTHONPATH=. .venv/bin/python bench/heading_paths.py --outlined A.pdf B.pdf ...
     PYTHONPATH=. .venv/bin/python bench/heading_paths.py --reference X.pdf X.md
+    PYTHONPATH=. .venv/bin/python bench/heading_paths.py --coverage A.pdf B.pdf ...
 
 ``--outlined``: share of chunks whose heading path equals the outline's path to their innermost
 heading (outline entries never printed in the text left out; a chunk before the first heading
 matches with an empty path). ``--reference``: for a PDF without an outline and a reference
 Markdown with its headings (docling's ground truth), share of chunks (found in the reference by
 their first 40 letters) whose innermost heading is the reference heading above them and whose
-numbered headings are the reference's numbered ancestors of it ("1" > "1.1").
+numbered headings are the reference's numbered ancestors of it ("1" > "1.1"). ``--coverage``:
+share of chunks with a non-empty heading path, per file and pooled, and the headings found (how
+much of a document a heading path reaches, not whether it is right).
 """
 
 from __future__ import annotations
@@ -106,14 +109,29 @@ def reference(pdf_path: Path, md_path: Path) -> None:
     )
 
 
+def coverage(files: list[Path]) -> None:
+    total = with_path = 0
+    for path in files:
+        doc = parse(path)
+        chunks = chunk_document(doc)
+        n = sum(1 for c in chunks if c.heading_path)
+        heads = sum(1 for b in doc.blocks if b.kind == "heading")
+        print(f"{path.name}: {n}/{len(chunks)} chunks with a heading path, {heads} headings")
+        total, with_path = total + len(chunks), with_path + n
+    print(f"pooled: {with_path}/{total} = {with_path / max(total, 1):.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--outlined", nargs="+", type=Path, help="PDFs with an outline")
     group.add_argument("--reference", nargs=2, type=Path, metavar=("PDF", "MARKDOWN"))
+    group.add_argument("--coverage", nargs="+", type=Path, help="any PDFs")
     args = parser.parse_args()
     if args.outlined:
         outlined(args.outlined)
+    elif args.coverage:
+        coverage(args.coverage)
     else:
         reference(*args.reference)
 

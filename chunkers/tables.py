@@ -1,5 +1,8 @@
-"""Table chunks: a small table is one chunk; a large one is split into row groups and every
-group repeats the title and all header rows, so a single retrieved chunk reads on its own. A table
+"""Table chunks: a table whose rendered rows (header, column line and every body row) fit the
+chunk budget is one chunk; a larger one is split into row groups and every group repeats the
+title and all header rows, so a single retrieved chunk reads on its own. The title (a caption or
+the heading the table sits under) is context, like a prose chunk's heading path, and is not
+counted against the budget. A table
 with several header rows also gets one line of flattened column names ("Columns: District |
 Literacy Status / Illiterate | ..."), so a question naming a sub-column under its group label
 matches the chunk's text as one phrase."""
@@ -29,14 +32,18 @@ def column_line(table: Table) -> str | None:
 
 def row_groups(table: Table, max_tokens: int) -> list[tuple[int, tuple[tuple[str, ...], ...]]]:
     """(index of first body row, rows) groups whose Markdown, header (and column line) included,
-    fits ``max_tokens``; a group always holds at least one row, so a single huge row is a chunk of
-    its own."""
-    budget = max_tokens - count_tokens(table.markdown(body=())) - count_tokens(column_line(table) or "")
+    fits ``max_tokens``: the whole table when it fits, else as few groups as fit; a group always
+    holds at least one row, so a single huge row is a chunk of its own."""
+    columns = count_tokens(column_line(table) or "")
+    if count_tokens(table.markdown()) + columns <= max_tokens:
+        return [(0, table.body)]
+    header = count_tokens(table.markdown(body=()))
+    budget = max_tokens - header - columns
     groups: list[tuple[int, tuple[tuple[str, ...], ...]]] = []
     current: list[tuple[str, ...]] = []
     start, size = 0, 0
     for i, row in enumerate(table.body):
-        n = count_tokens(" | ".join(row)) + len(row) + 2
+        n = count_tokens(table.markdown(body=(row,))) - header  # the row's own line, as rendered
         if current and size + n > budget:
             groups.append((start, tuple(current)))
             start, current, size = i, [], 0

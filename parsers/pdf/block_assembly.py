@@ -4,6 +4,7 @@ the caption or heading before them, and a table continued on the next page merge
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from parsers.model import Block, Table
@@ -14,6 +15,8 @@ from parsers.pdf.page_reader import PageContent
 from parsers.pdf.tables.page_table import PageTable, continues, merge_continuation, titled
 from parsers.pdf.text_layout import Segment
 
+Box = tuple[float, float, float, float]  # x0, top, x1, bottom
+
 
 def assemble(
     pages: list[PageContent], outline: list[headings.OutlineEntry], furniture: set[str]
@@ -22,18 +25,104 @@ def assemble(
     continued tables merged."""
     for p in pages:
         p.segments = layout.drop_furniture(p.segments, p.height, furniture)
-    levels = headings.HeadingLevels(outline, [(p.number, p.segments) for p in pages if p.ocr is None])
+    items = [_page_items(p) for p in pages]
+    text_pages = [(p, page_items) for p, page_items in zip(pages, items, strict=True) if p.ocr is None]
+    levels = headings.HeadingLevels(
+        outline,
+        [(p.number, p.segments) for p, _ in text_pages],
+        [g for _, page_items in text_pages for g in page_items if isinstance(g, list)],
+    )
     blocks: list[Block] = []
     path: list[tuple[int, str]] = []
     previous_table: PageTable | None = None
-    for page in pages:
-        for item in _page_items(page):
+    for page, page_items in zip(pages, items, strict=True):
+        start_path = tuple(t for _, t in path)
+        heads: list[tuple[Box, tuple[str, ...]]] = []  # this page's headings: box, heading path
+        # a table first found on this page: block index -> (headings read before it, its box)
+        placing: dict[int, tuple[int, Sequence[float]]] = {}
+        for item in _join_run_in_heads(page_items, levels) if page.ocr is None else page_items:
             if isinstance(item, PageTable):
+                count = len(blocks)
                 previous_table = _add_table(blocks, item, previous_table, path, page.number)
+                if len(blocks) > count:  # not merged into the table before it
+                    placing[count] = (len(heads), item.bbox)
                 continue
             previous_table = None if item else previous_table
-            blocks.extend(_prose_blocks(item, page, levels, path))
+            for group in levels.split(item) if page.ocr is None else [item]:
+                made = _prose_blocks(group, page, levels, path)
+                if made and made[0].kind == "heading":
+                    heads.append((_box(group), made[0].heading_path))
+                blocks.extend(made)
+        _place_tables(blocks, placing, heads, start_path, page.segments)
     return blocks
+
+
+def _box(group: list[Segment]) -> Box:
+    return (
+        min(s.x0 for s in group),
+        min(s.top for s in group),
+        max(s.x1 for s in group),
+        max(s.bottom for s in group),
+    )
+
+
+def _place_tables(
+    blocks: list[Block],
+    placing: dict[int, tuple[int, Sequence[float]]],
+    heads: list[tuple[Box, tuple[str, ...]]],
+    start_path: tuple[str, ...],
+    segments: list[Segment],
+) -> None:
+    """Give each table first found on this page (``placing``: its block index -> the page's
+    headings read before it, its box; a table continued beside or below it on the page may have
+    been merged into it since) the heading path of where it sits: the latest heading, in reading order, of
+    the one read right before it and those that stand above it and overlap it across or lie in a
+    text column to its left (three columns: a table across the top of the right two, which reading
+    order puts before the left column's text, sits under the left column's last heading); none:
+    the path the page started under. A table without a caption is titled with its innermost
+    heading."""
+    for i, (before, box) in placing.items():
+        block = blocks[i]
+        assert block.table is not None
+        at = before - 1
+        for j, (head, _) in enumerate(heads):
+            if j > at and (_above(head, box) or _column_left_of(head, box, segments)):
+                at = j
+        path = heads[at][1] if at >= 0 else start_path
+        table = titled(block.table, path[-1] if path else None)
+        blocks[i] = _table_block(table, path, block.page, block.metadata)
+
+
+def _above(head: Box, table: Sequence[float]) -> bool:
+    """``head`` ends above the table's top and shares some of its width."""
+    return head[3] <= table[1] + 2 and min(head[2], table[2]) - max(head[0], table[0]) > 0
+
+
+def _column_left_of(head: Box, table: Sequence[float], segments: list[Segment]) -> bool:
+    """``head`` starts a text column that lies wholly left of the table: the lines that start where
+    the heading starts (three at least) all end before the table's left edge."""
+    column = [s for s in segments if abs(s.x0 - head[0]) < 3]
+    return head[2] < table[0] and len(column) >= 3 and all(s.x1 < table[0] for s in column)
+
+
+def _join_run_in_heads(items: list[Any], levels: headings.HeadingLevels) -> list[Any]:
+    """A heading-style line at the size of the text after it, whose sentence runs on in lower case
+    in the next paragraph group, is a run-in head ("Training and Implementation We implement" /
+    "our model in ..."): one group."""
+    out: list[Any] = []
+    for item in items:
+        previous = out[-1] if out else None
+        if (
+            isinstance(item, list)
+            and isinstance(previous, list)
+            and item[0].text.lstrip()[:1].islower()
+            and abs(item[0].size - previous[-1].size) < 0.5
+            and levels.is_heading(previous)
+        ):
+            out[-1] = previous + item
+        else:
+            out.append(item)
+    return out
 
 
 def _page_items(page: PageContent) -> list[Any]:
@@ -93,17 +182,20 @@ def _add_table(
         metadata = {"pages": pages, "page_starts": starts}
         blocks.append(_table_block(merged, last.heading_path, last.page, metadata))
         return found
-    table = titled(found.table, _caption(blocks, page_number) or (path[-1][1] if path else None))
+    # the heading path where reading order put it; where the table sits decides once the page's
+    # headings are known, and titles it when no caption does (_place_tables)
+    table = titled(found.table, _caption(blocks, page_number))
     blocks.append(_table_block(table, tuple(t for _, t in path), page_number, {"bbox": list(found.bbox)}))
     return found
 
 
 def _caption(blocks: list[Block], page_number: int) -> str | None:
-    """The short line right before a table on its page ("Table 2: Service schedule"), if any."""
-    if not blocks or blocks[-1].page != page_number or blocks[-1].kind == "table":
+    """The short line right before a table on its page ("Table 2: Service schedule"), if any (a
+    heading right before it titles it through its heading path, _place_tables)."""
+    if not blocks or blocks[-1].page != page_number or blocks[-1].kind != "paragraph":
         return None
     text = blocks[-1].text
-    return text if blocks[-1].kind == "heading" or TABLE_LABEL.match(text) else None
+    return text if TABLE_LABEL.match(text) else None
 
 
 def _table_block(

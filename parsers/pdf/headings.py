@@ -3,11 +3,12 @@
 The outline is the document's own table of contents, so when most of its entries are found as
 lines on their pages, it decides alone: a line that matches an entry on that entry's page is a
 heading at the entry's level, and no other line is (heading paths then follow the outline).
-Without a usable outline, levels come from numbering first ("3.2.1 Title" is level 3, "Chapter 2"
-level 1), then from font size: unnumbered headings larger than every numbered one rank above the
-numbered levels (a document title), others take the level of numbered headings of their size, or
-sit one below the deepest. Figure/table labels and running headers are never headings.
-"""
+Without a usable outline, the headings are the lines set in the document's heading styles
+(heading_styles.py: a statistic over the document's type, not a rule per line); their levels come
+from numbering first ("3.2.1 Title" is level 3, "Chapter 2" level 1), then from the style's size
+rank: unnumbered styles larger than every numbered one rank above the numbered levels (a document
+title), others take the level of numbered headings of their style, or sit one below the deepest.
+Figure/table labels and running headers are never headings."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from parsers.pdf import text_layout as layout
+from parsers.pdf.heading_styles import MAX_LINES, HeadingStyles, Style, style_of
 from parsers.pdf.labels import FIGURE_OR_TABLE_LABEL
 from parsers.pdf.text_layout import Segment
 
@@ -24,7 +26,6 @@ _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,5})\.?\s+\S")
 # chapters share the sections' numbers (chapter 2 holds 2.1); parts and appendices do not
 _CHAPTER = re.compile(r"^(?:chapter|kapitel|chapitre|capítulo)\s+(\d{1,2})\b\.?", re.I)
 MIN_FOUND = 0.5  # share of outline entries found on their pages for the outline to decide alone
-MAX_LINES = 3  # a heading is at most this many lines
 
 
 class OutlineEntry(NamedTuple):
@@ -110,10 +111,16 @@ def pop_to_parent(path: list[tuple[int, str]], level: int, text: str) -> None:
 
 
 class HeadingLevels:
-    """Heading level of a paragraph group (a line or a few), or None when it is not a heading."""
+    """Heading level of a paragraph group (a line or a few), or None when it is not a heading.
+
+    ``groups``: the document's paragraph groups (text layer only), which the heading styles are
+    counted over (heading_styles.py); without them every line counts as a group of its own."""
 
     def __init__(
-        self, outline: Sequence[OutlineEntry], pages: Sequence[tuple[int, Sequence[Segment]]]
+        self,
+        outline: Sequence[OutlineEntry],
+        pages: Sequence[tuple[int, Sequence[Segment]]],
+        groups: Sequence[Sequence[Segment]] | None = None,
     ) -> None:
         segments = [s for _, segs in pages for s in segs]
         self.body = layout.body_size(segments)
@@ -123,27 +130,46 @@ class HeadingLevels:
         self.from_outline = bool(outline) and _found_share(outline, pages) >= MIN_FOUND
         self.ancestors = _outline_ancestors(outline)
         self.running = _repeated_lines(pages)
-        self._rank_sizes([s for s in segments if self._candidate(s)])
+        groups = [[s] for s in segments] if groups is None else groups
+        self.styles = HeadingStyles(groups, [segs for _, segs in pages], self._skip)
+        self._rank_styles([run for g in groups for run in self.split(g) if self._candidate(run)])
 
-    def _candidate(self, seg: Segment) -> bool:
-        return layout.is_heading(seg, self.body) and not is_label(seg.text) and seg.text not in self.running
+    def _skip(self, text: str) -> bool:
+        return is_label(text) or text in self.running
 
-    def _rank_sizes(self, candidates: list[Segment]) -> None:
-        numbered: dict[int, Counter[int]] = defaultdict(Counter)
-        for s in candidates:
-            number = section_number(s.text)
+    def _candidate(self, run: Sequence[Segment]) -> bool:
+        return self.styles.is_heading(run) and not any(self._skip(s.text) for s in run)
+
+    def is_heading(self, group: Sequence[Segment]) -> bool:
+        """``group`` is a heading by type (the outline, when it decides, is not asked)."""
+        return not self.from_outline and bool(group) and self._candidate(group)
+
+    def split(self, group: Sequence[Segment]) -> list[list[Segment]]:
+        """A paragraph group with the heading lines merged into it cut out (heading_styles.py);
+        unchanged when the outline decides."""
+        return [list(group)] if self.from_outline else self.styles.split(group)
+
+    def _rank_styles(self, candidates: list[list[Segment]]) -> None:
+        """Levels by type: numbered headings by their number; the heading styles by size rank,
+        bold, then italic, above regular at one size (largest = 1); unnumbered styles larger than
+        every numbered one rank above the numbered levels (a title and subtitle), others below
+        the deepest."""
+        numbered: dict[Style, Counter[int]] = defaultdict(Counter)
+        for run in candidates:
+            number = section_number(" ".join(s.text for s in run))
             if number:
-                numbered[round(s.size)][len(number)] += 1
-        sizes = sorted({round(s.size) for s in candidates}, reverse=True)
-        if not numbered:  # font size rank alone: largest = 1; bold body-size lines come last
-            self.rank = {size: i + 1 for i, size in enumerate(sizes[:5])}
+                numbered[style_of(run[0])][len(number)] += 1
+        styles = sorted({style_of(r[0]) for r in candidates}, key=lambda st: (-st[0], not st[1], not st[2]))
+        if not numbered:
+            self.rank = {style: i + 1 for i, style in enumerate(styles[:5])}
             self.offset, self.below = 0, len(self.rank) + 1
             return
-        above = [s for s in sizes if s > max(numbered)][:2]  # a title (and subtitle) over the sections
+        top = max(style[0] for style in numbered)
+        above = [st for st in styles if st[0] > top][:2]  # a title (and subtitle) over the sections
         self.offset = len(above)
         deepest = max(depth for c in numbered.values() for depth in c)
-        self.rank = {size: i + 1 for i, size in enumerate(above)}
-        self.rank.update({size: c.most_common(1)[0][0] + self.offset for size, c in numbered.items()})
+        self.rank = {style: i + 1 for i, style in enumerate(above)}
+        self.rank.update({style: c.most_common(1)[0][0] + self.offset for style, c in numbered.items()})
         self.below = deepest + self.offset + 1
 
     def close(self, path: list[tuple[int, str]], level: int, text: str) -> None:
@@ -167,12 +193,12 @@ class HeadingLevels:
             )
             if found:
                 return found
-        if self.from_outline or ocr or len(segs) > 2 or not self._candidate(segs[0]):
+        if self.from_outline or ocr or not self._candidate(segs):
             return None
         number = section_number(text)
         if number and self.offset + len(number) <= 9:
             return self.offset + len(number)
-        return self.rank.get(round(segs[0].size), self.below)
+        return self.rank.get(style_of(segs[0]), self.below)
 
 
 def _outline_ancestors(outline: Sequence[OutlineEntry]) -> dict[str, set[str]]:

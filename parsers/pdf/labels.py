@@ -43,14 +43,30 @@ FIGURE_OR_TABLE_LABEL = re.compile(
     rf"^(?i:{_either(*FIGURE_WORDS, *MORE_FIGURE_WORDS, *TABLE_WORDS, FIGURE_ZH, TABLE_ZH)})\s*(?:\d|[A-Z]\b)"
 )
 
-BOLD_MARKERS = ("bold", "black", "heavy", "semibold", "demi")
+BOLD_MARKERS = ("bold", "black", "heavy", "semibold", "demi", "medi")
+# weight in a face name's suffix ("AdvTT3f2a.B", "Arial,Bd", "Univers-Hv") or TeX's bold extended
+# Computer Modern ("CMBX10"); URW's "NimbusRomNo9L-Medi" is their Times Bold ("medi" above)
+_BOLD_NAME = re.compile(r"(?:[-,._](?:b|bd|hv|blk|sb)(?:it|i|o|obl)?$|^cmbx)")
+ITALIC_MARKERS = ("italic", "oblique", "kursiv")
+# slant in a face name's suffix ("MinionPro-It", "AdvTT3f2a.I", "Arial,BoldIt", URW's
+# "NimbusRomNo9L-ReguItal") or TeX's
+# Computer Modern italic / slanted ("CMTI10", "CMSL10")
+_ITALIC_NAME = re.compile(r"(?:[-,._](?:[a-z]*it(?:al)?|i|obl)$|^cm(?:ti|sl|bxti)\d)")
 MONO_MARKERS = ("courier", "mono", "consol", "menlo", "code", "typewriter")
 
 
 def bold_font(fontname: Any) -> bool:
     """A font name that says bold or any heavier weight (a word's weight in running text)."""
     name = str(fontname).lower()
-    return any(m in name for m in BOLD_MARKERS)
+    face = name.split("+", 1)[-1]  # without a subset tag "ABCDEF+"
+    return any(m in name for m in BOLD_MARKERS) or _BOLD_NAME.search(face) is not None
+
+
+def italic_font(fontname: Any) -> bool:
+    """A font name of an italic or oblique face."""
+    name = str(fontname).lower()
+    face = name.split("+", 1)[-1]
+    return any(m in name for m in ITALIC_MARKERS) or _ITALIC_NAME.search(face) is not None
 
 
 def mono_font(fontname: Any) -> bool:

@@ -22,7 +22,7 @@ from parsers.options import ParseOptions
 from parsers.pdf import objects as pdf_objects
 from parsers.pdf import rtl as bidi_text
 from parsers.pdf import text_layout as layout
-from parsers.pdf.labels import bold_font, mono_font
+from parsers.pdf.labels import bold_font, italic_font, mono_font
 from parsers.pdf.tables import ruled as tables
 from parsers.pdf.tables import unruled
 from parsers.pdf.tables.rules import union
@@ -306,5 +306,6 @@ def _words(page: pdfplumber.page.Page, chars: list[dict[str, Any]]) -> Iterator[
             bottom=float(w["bottom"]),
             size=float(w["size"]),
             bold=bold_font(w["fontname"]),
+            italic=italic_font(w["fontname"]),
             mono=mono_font(w["fontname"]),
         )

@@ -26,6 +26,7 @@ class Segment:
     size: float = 0.0
     bold: bool = False
     confidence: float | None = None  # OCR line score; None for the text layer
+    italic: bool = False
 
     @property
     def height(self) -> float:
@@ -95,12 +96,14 @@ def _tight_gutters(lines: Sequence[Sequence[Segment]], ratio: float, min_lines: 
 
 
 def merge_words(words: Sequence[Segment]) -> Segment:
-    """One segment from words of one line, in the given order; size/bold by character majority."""
+    """One segment from words of one line, in the given order; size/bold/italic by character
+    majority."""
     sizes: Counter[float] = Counter()
-    bold = 0
+    bold = italic = 0
     for w in words:
         sizes[round(w.size, 1)] += len(w.text)
         bold += len(w.text) if w.bold else 0
+        italic += len(w.text) if w.italic else 0
     total = sum(len(w.text) for w in words) or 1
     return Segment(
         text=" ".join(w.text for w in words),
@@ -110,6 +113,7 @@ def merge_words(words: Sequence[Segment]) -> Segment:
         bottom=max(w.bottom for w in words),
         size=sizes.most_common(1)[0][0] if sizes else 0.0,
         bold=bold * 2 > total,
+        italic=italic * 2 > total,
     )
 
 
