@@ -11,8 +11,9 @@ depth: 77 % of a SciFact BM25 query's time). The writer stores them per line as 
                             JSON list)
     place_offsets.npy       int64 byte offset of each string (count + 1)
 
-All three are memory-mapped (or read by ``pread``) at open and decoded per row on demand, so a
-search decodes only the rows it ranks, and opening a build reads nothing of them. A segment written
+All three are memory-mapped (or read by ``pread``) at open and decoded per row on demand (strings
+and rows decoded once, rows up to ROW_CACHE), so a search decodes only the rows it ranks, and
+opening a build reads nothing of them. A segment written
 before the column existed has none of the files: its rows are read from chunks.jsonl as before.
 """
 
@@ -32,6 +33,9 @@ from indexers.build.files import PLACE_OFFSETS_FILE, PLACE_STRINGS_FILE, PLACES_
 _DOC, _PATH, _KIND, _HEADING, _SYMBOL, _PAGE0, _PAGE1, _LINE0, _LINE1 = range(9)
 WIDTH = 9
 NONE = -1
+# Decoded places kept per segment (~200 B each): a hot set of rows is decoded once, a segment of
+# any size costs at most ~13 MB of them.
+ROW_CACHE = 1 << 16
 
 
 class Place(NamedTuple):
@@ -109,6 +113,7 @@ class PlaceColumn:
         count = len(self.offsets) - 1
         self._strings: list[str | None] = [None] * count  # decoded on first use
         self._headings: list[tuple[str, ...] | None] = [None] * count
+        self._decoded: dict[int, Place] = {}  # line -> place, up to ROW_CACHE (then started afresh)
         size = os.fstat(self.fd).st_size
         if self.table.ndim != 2 or self.table.shape[1] != WIDTH or int(self.offsets[-1]) != size:
             self.close()
@@ -138,7 +143,21 @@ class PlaceColumn:
         return self.places(np.asarray([line]))[0]
 
     def places(self, lines: np.ndarray) -> list[Place]:
-        """The places of ``lines`` (local line numbers), one gather from the column."""
+        """The places of ``lines`` (local line numbers): decoded ones from the row cache, the
+        others in one gather from the column."""
+        decoded = self._decoded
+        wanted = lines.tolist()
+        missing = [line for line in wanted if line not in decoded]
+        if missing:
+            fresh = self._decode(missing)
+            if len(decoded) + len(fresh) > ROW_CACHE:
+                decoded.clear()
+            decoded.update(zip(missing, fresh, strict=True))
+            if len(missing) == len(wanted):
+                return fresh
+        return [decoded[line] for line in wanted]
+
+    def _decode(self, lines: list[int]) -> list[Place]:
         strings, headings, string, heading_of = self._strings, self._headings, self._string, self._heading
         out = []
         for doc, path, kind, heading, symbol, p0, p1, l0, l1 in self.table[lines].tolist():
