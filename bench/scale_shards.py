@@ -68,21 +68,36 @@ def child_single(n: int) -> dict[str, Any]:
 
 
 def child_shard(n: int, shard: int, shards: int) -> dict[str, Any]:
-    """Shard ``shard``'s chunks: those of the files shard_of assigns to it, in row order."""
+    """Shard ``shard``'s chunks: those of the files shard_of assigns to it, in row order. Only
+    this shard's texts are made, so the peak RSS is this shard's build's (plus the vocabulary)."""
     import numpy as np
 
-    from bench.bench_scale import _chunks
+    from bench.scale_corpus import CHUNKS_PER_FILE
     from indexers.build.shards import SHARDS_DIR, shard_name, shard_of
 
     data = corpus(n)
-    chunks = _chunks(data.texts(data.vocabulary()))
-    keep = np.fromiter((shard_of(c.path, shards) == shard for c in chunks), dtype=bool, count=len(chunks))
-    mine = [c for c, k in zip(chunks, keep, strict=True) if k]
-    del chunks
-    vectors = np.asarray(data.vectors()[keep])
+    files = -(-n // CHUNKS_PER_FILE)
+    owned = np.asarray([shard_of(f"docs/file{f:06d}.md", shards) == shard for f in range(files)])
+    rows = np.flatnonzero(np.repeat(owned, CHUNKS_PER_FILE)[:n])
+    vocabulary = data.vocabulary()
+    lookup = np.array([vocabulary.get(r, "") for r in range(max(vocabulary) + 1)], dtype=object)
+    del vocabulary
+    tokens = data.tokens()
+    bounds = np.concatenate([[0], np.cumsum(data.lengths(), dtype=np.int64)])
+    texts = [" ".join(lookup[np.asarray(tokens[bounds[r] : bounds[r + 1]])].tolist()) for r in rows.tolist()]
+    del lookup
+    mine = _chunks_at(texts, rows)
+    vectors = np.asarray(data.vectors()[rows])
     folder = sharded_root(n, shards) / SHARDS_DIR / shard_name(shard)
     out = _build(folder, mine, vectors)
     return {**out, "peak_rss_mib": peak_rss_mib()}
+
+
+def _chunks_at(texts: list[str], rows: Any) -> list[Any]:
+    """bench_scale._chunks for the corpus rows ``rows`` (the same ids, paths and positions)."""
+    from bench.bench_scale import _chunks
+
+    return [_chunks([text], first_row=row)[0] for text, row in zip(texts, rows.tolist(), strict=True)]
 
 
 def write_root(n: int, shards: int, builds: list[dict[str, Any]]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -113,6 +113,18 @@ class ReplicatedShard:
         for member in self.members:
             if isinstance(member, RemoteShard):
                 member.ready(timeout=timeout)
+
+
+def replicated(
+    members: Mapping[str, Sequence[LocalShard | RemoteShard]],
+) -> dict[str, LocalShard | RemoteShard | ReplicatedShard]:
+    """A shard with one member as it is; one with replicas as a ReplicatedShard (primary first)."""
+    return {
+        name: own[0]
+        if len(own) == 1
+        else ReplicatedShard(own, ["primary", *(f"replica {r}" for r in range(1, len(own)))])
+        for name, own in members.items()
+    }
 
 
 class ReplicaCall:

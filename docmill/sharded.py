@@ -36,7 +36,7 @@ from chunkers.model import Chunk
 from docmill import filters as filtering
 from docmill.hits import Hit, hit_of_place
 from docmill.rerank import rerank_or_fused
-from docmill.shard_clients import LocalShard, RemoteShard, ReplicatedShard, ShardStarting
+from docmill.shard_clients import LocalShard, RemoteShard, ReplicatedShard, ShardStarting, replicated
 from docmill.shard_host import ShardQuery, ShardSearcher
 from docmill.shard_merge import OWN_ROW, ROW_BITS, SearchRun, ShardedResult, corpus_of, merge_side
 from indexers.build.sections import FusionSection
@@ -404,7 +404,7 @@ def open_sharded(
             name: [LocalShard(ShardSearcher(folder, embedder, check_interval), pool) for folder in own]
             for name, own in folders.items()
         }
-        return ShardedIndex(root, _replicated(members), embedder, timeout, pool)
+        return ShardedIndex(root, replicated(members), embedder, timeout, pool)
     workers = sorted(client.scheduler_info()["workers"])
     remote = {
         e.name: [
@@ -419,16 +419,4 @@ def open_sharded(
     for own in remote.values():
         for shard in own:
             shard.ready(timeout=300)
-    return ShardedIndex(root, _replicated(remote), embedder, timeout)
-
-
-def _replicated(
-    members: Mapping[str, Sequence[LocalShard | RemoteShard]],
-) -> dict[str, LocalShard | RemoteShard | ReplicatedShard]:
-    """A shard with one member as it is; one with replicas as a ReplicatedShard (primary first)."""
-    return {
-        name: own[0]
-        if len(own) == 1
-        else ReplicatedShard(own, ["primary", *(f"replica {r}" for r in range(1, len(own)))])
-        for name, own in members.items()
-    }
+    return ShardedIndex(root, replicated(remote), embedder, timeout)
