@@ -100,6 +100,47 @@ def _chunks_at(texts: list[str], rows: Any) -> list[Any]:
     return [_chunks([text], first_row=row)[0] for text, row in zip(texts, rows.tolist(), strict=True)]
 
 
+def child_reindex(n: int) -> dict[str, Any]:
+    """One file of the single index re-indexed (bench_scale.incremental_one_file: a new segment,
+    the old chunks masked, published), then open_index timed in fresh processes."""
+    import numpy as np
+
+    from bench.bench_scale import incremental_one_file
+    from bench.scale_corpus import CHUNKS_PER_FILE
+    from flows.config import IngestConfig
+    from indexers.build.store import IndexStore
+
+    data = corpus(n)
+    vocabulary = data.vocabulary()
+    tokens, lengths = data.tokens(), data.lengths()[:CHUNKS_PER_FILE]
+    bounds = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
+    texts = [
+        " ".join(vocabulary[int(t)] for t in tokens[bounds[i] : bounds[i + 1]]) for i in range(len(lengths))
+    ]
+    chunks = _chunks_at(texts, np.arange(len(texts)))
+    config = IngestConfig(model="all-MiniLM-L6-v2", vector_index="flat")
+    out = incremental_one_file(IndexStore(single_root(n)), chunks, data.vectors()[: len(chunks)], config)
+    here = str(Path(__file__).resolve())
+    out["opens"] = [run_child([here, "open", str(n)]) for _ in range(3)]
+    return out
+
+
+def child_open(n: int) -> dict[str, Any]:
+    import faiss  # noqa: F401  (imports are not what is measured)
+
+    import docmill
+
+    before = current_rss_mib()
+    started = time.perf_counter()
+    index = docmill.open_index(single_root(n))
+    return {
+        "open_index_s": time.perf_counter() - started,
+        "rss_growth_mib": current_rss_mib() - before,
+        "segments": len(index.manifest.segments),
+        "rows": len(index),
+    }
+
+
 def write_root(n: int, shards: int, builds: list[dict[str, Any]]) -> None:
     from indexers.build.shards import RootManifest
 
@@ -239,6 +280,10 @@ def main(argv: list[str]) -> None:
         out = child_single(n)
     elif kind == "shard":
         out = child_shard(n, int(args[1]), int(args[2]))
+    elif kind == "reindex":
+        out = child_reindex(n)
+    elif kind == "open":
+        out = child_open(n)
     elif kind == "query":
         out = child_query(n, int(args[1]), int(args[2]))
     else:
