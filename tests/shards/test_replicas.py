@@ -124,7 +124,7 @@ def _worker_of(shard) -> str:
 
 @pytest.mark.slow
 def test_on_dask_a_replica_answers_for_a_frozen_then_a_killed_primary(replicated, embedder, client):
-    remote = open_sharded(replicated["root"], embedder=embedder, client=client, timeout=4.0)
+    remote = open_sharded(replicated["root"], embedder=embedder, client=client, timeout=8.0)
     primary, replica = remote.shards["01"].members
     assert _worker_of(primary) != _worker_of(replica)  # a replica lives on another worker
     full = remote.search("network backup", k=10, mode="bm25")
