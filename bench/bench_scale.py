@@ -12,6 +12,7 @@ open_index time and RSS, and the public ``search(mode="bm25")`` p50.
     PYTHONPATH=. .venv/bin/python bench/bench_scale.py [--sizes 100000,1000000] [--json]
         [--plot bench/scale.png] [--sweep 5000,10000,20000,50000,100000]
     PYTHONPATH=. .venv/bin/python bench/bench_scale.py --ivfpq 200000   # IVF-PQ vs flat only
+    PYTHONPATH=. .venv/bin/python bench/bench_scale.py --shards 4 --sizes 3000000   # bench/scale_shards.py
 
 ``--json`` prints one JSON object per size; otherwise a Markdown table (bench/RESULTS.md).
 """
@@ -27,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import scale_ivfpq  # noqa: E402
+from bench import scale_ivfpq, scale_shards  # noqa: E402
 from bench.common import REPO, current_rss_mib, interleaved, median, peak_rss_mib, run_child, table  # noqa: E402
 from bench.scale_corpus import CACHE, CHUNKS_PER_FILE, corpus  # noqa: E402
 
@@ -702,6 +703,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--ivfpq", default="", help="sizes for IVF-PQ vs flat only (bench/scale_ivfpq.py), nothing else"
     )
+    parser.add_argument(
+        "--shards",
+        type=int,
+        default=0,
+        help="one index vs N shards on N Dask workers (bench/scale_shards.py)",
+    )
+    parser.add_argument("--queries", type=int, default=QUERIES, help="with --shards")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -715,6 +723,16 @@ def main(argv: list[str] | None = None) -> None:
             print(json.dumps(record) if args.json else scale_ivfpq.report(record), flush=True)
         return
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.shards:
+        for n in sizes:
+            record = scale_shards.measure(
+                n, args.shards, args.queries, lambda line: print(line, file=sys.stderr)
+            )
+            (CACHE / f"shards-{n}-{args.shards}.json").write_text(
+                json.dumps(record, indent=1), encoding="utf-8"
+            )
+            print(json.dumps(record) if args.json else scale_shards.report(record), flush=True)
+        return
     records = []
     for n in sizes:
         cached = CACHE / f"result-{n}.json"

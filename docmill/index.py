@@ -21,6 +21,7 @@ from indexers.build.files import EMBEDDINGS_FILE
 from indexers.build.manifest import Manifest, ManifestError
 from indexers.build.open import Build
 from indexers.build.open import open_build as open_files
+from indexers.build.places import Place
 from indexers.build.sections import FusionSection, vector_spec
 from indexers.build.segments import segment_folder, segment_infos
 from indexers.dense.embedder import (
@@ -330,15 +331,22 @@ class HybridIndex:
         """The top ``k`` places: fused (or one side's) ranking -> tiers and test-code demotion
         (several sides) -> one hit per place (indexers/ranking/collapse.py) -> kind floor."""
         chunk_of = functools.cache(self.chunks.__getitem__)
+        # each candidate's place from the build's place column, in one gather: no chunk parsed to rank
+        known = self.chunks.places([row for pairs in results.values() for row, _ in pairs])
+
+        def place_of(row: int) -> Place:
+            found = known.get(row)
+            return found if found is not None else self.chunks.place(row)
+
         factors: dict[int, float] = {}
         fused = len(results) > 1
         if fused:
             exact = self._exact_rows(query, results.get("bm25"), df) if self.evidence_tiers else None
-            in_tests = policy.is_test_code_row(self.test_code_paths, chunk_of)
+            in_tests = policy.is_test_code_row(self.test_code_paths, place_of)
             ranking, factors = policy.fuse(results, fusion, weights, exact, test_code_weight, in_tests)
         else:
             ranking = policy.one_side(results)
-        places = policy.places(ranking, chunk_of, collapse, k, self.kind_floor if fused else 0)
+        places = policy.places(ranking, place_of, collapse, k, self.kind_floor if fused else 0)
         raw = {name: dict(pairs) for name, pairs in results.items()}
         return [hit_of_place(place, raw, fused, factors, chunk_of, fusion.method) for place in places]
 

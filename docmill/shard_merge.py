@@ -20,6 +20,8 @@ class ShardedResult(SearchResult):
     """A SearchResult plus, per shard, "ok" or why it did not answer (then ``partial``)."""
 
     shards: dict[str, str] = field(default_factory=dict)
+    # shard -> the replica that answered for it (its primary failed, was late or mid-publish)
+    replicas: dict[str, str] = field(default_factory=dict)
 
     @property
     def partial(self) -> bool:
@@ -30,7 +32,8 @@ class ShardedResult(SearchResult):
         return [name for name, status in self.shards.items() if status == "ok"]
 
     def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "partial": self.partial, "shards": dict(self.shards)}
+        out = {**super().to_json(), "partial": self.partial, "shards": dict(self.shards)}
+        return {**out, "replicas": dict(self.replicas)} if self.replicas else out
 
 
 @dataclass
@@ -47,6 +50,7 @@ class SearchRun:
     corpus: CorpusStats = field(default_factory=lambda: CorpusStats(0, 0, ""))
     df: dict[str, int] = field(default_factory=dict)
     answers: dict[str, Any] = field(default_factory=dict)  # shard -> its search answer
+    served: dict[str, str] = field(default_factory=dict)  # shard -> the replica that answered for it
 
     @property
     def builds(self) -> str | None:

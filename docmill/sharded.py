@@ -36,7 +36,7 @@ from chunkers.model import Chunk
 from docmill import filters as filtering
 from docmill.hits import Hit, hit_of_place
 from docmill.rerank import rerank_or_fused
-from docmill.shard_clients import LocalShard, RemoteShard, ShardStarting
+from docmill.shard_clients import LocalShard, RemoteShard, ReplicatedShard, ShardStarting, replicated
 from docmill.shard_host import ShardQuery, ShardSearcher
 from docmill.shard_merge import OWN_ROW, ROW_BITS, SearchRun, ShardedResult, corpus_of, merge_side
 from indexers.build.sections import FusionSection
@@ -64,7 +64,7 @@ class ShardedIndex:
     def __init__(
         self,
         root: Path,
-        shards: Mapping[str, LocalShard | RemoteShard],
+        shards: Mapping[str, LocalShard | RemoteShard | ReplicatedShard],
         embedder: Embedder | None = None,
         timeout: float | None = None,
         pool: ThreadPoolExecutor | None = None,
@@ -97,10 +97,15 @@ class ShardedIndex:
         return self.fusion.fusion_weights
 
     def _fan(
-        self, method: str, calls: Mapping[str, tuple[Any, ...]], timeout: float | None
+        self,
+        method: str,
+        calls: Mapping[str, tuple[Any, ...]],
+        timeout: float | None,
+        served: dict[str, str] | None = None,
     ) -> tuple[dict[str, Any], dict[str, str]]:
         """``method(*args)`` on each named shard at once, waiting up to ``timeout`` seconds for
-        them; (answers, name -> why it failed)."""
+        them; (answers, name -> why it failed). ``served``: filled with the replica that answered
+        for a shard whose primary did not (docmill.shard_clients.ReplicatedShard)."""
         deadline = time.monotonic() + timeout if timeout is not None else None
         futures, failed = {}, {}
         for name, args in calls.items():
@@ -116,6 +121,9 @@ class ShardedIndex:
             left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
             try:
                 answers[name] = future.result(timeout=left)
+                replica = getattr(future, "served_by", None)
+                if served is not None and replica is not None and replica != "primary":
+                    served[name] = replica
             except TimeoutError:
                 failed[name] = f"no answer within the deadline ({timeout:g} s, {method})"
                 self.shards[name].failed(timed_out=True)
@@ -160,14 +168,21 @@ class ShardedIndex:
             self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, is_short(run.terms)
         )
         if reason:
-            return ShardedResult([], True, reason, run.notes, confidence, run.builds, shards=run.status)
+            return ShardedResult(
+                [], True, reason, run.notes, confidence, run.builds, shards=run.status, replicas=run.served
+            )
         if options.weights is None and len(results) > 1:
             weights = self._query_weights(run, results["bm25"], weights)
         hits = self._rank(run, results, weights)
         if options.rerank is not None:
             hits = rerank_or_fused(options.rerank, query, hits, options.k, run.notes)
         return ShardedResult(
-            hits, notes=run.notes, confidence=confidence, build=run.builds, shards=run.status
+            hits,
+            notes=run.notes,
+            confidence=confidence,
+            build=run.builds,
+            shards=run.status,
+            replicas=run.served,
         )
 
     def _check_held(self, filters: Mapping[str, Any], timeout: float | None) -> None:
@@ -191,7 +206,9 @@ class ShardedIndex:
 
         use_bm25, use_vector = policy.sides_to_ask(options.mode, weights, unknown, notes)
         run.readable = options.mode is Mode.HYBRID or not use_vector or self._vector_mode_reads(query, notes)
-        stats, failed = self._fan("statistics", {name: (run.terms,) for name in self.names}, run.timeout)
+        stats, failed = self._fan(
+            "statistics", {name: (run.terms,) for name in self.names}, run.timeout, run.served
+        )
         run.status.update(failed)
         run.corpus, run.df = corpus_of(stats)
         vector = query_vector(self.embedder, query) if use_vector else None
@@ -203,7 +220,7 @@ class ShardedIndex:
         ask = ShardQuery(
             run.terms, vector, fetch_k, options.filters, corpus, run.df, options.probe, flags, options.k
         )
-        run.answers, failed = self._fan("search", {name: (ask,) for name in stats}, run.timeout)
+        run.answers, failed = self._fan("search", {name: (ask,) for name in stats}, run.timeout, run.served)
         run.status.update(failed)
         sides = [side for side, used in (("bm25", use_bm25), ("vector", use_vector)) if used]
         results = {
@@ -332,7 +349,7 @@ class ShardedIndex:
             if (name, own) not in by_row:  # a hit below every side's first k of its shard
                 wanted.setdefault(name, []).append(own)
         calls = {name: (run.answers[name]["build"], own) for name, own in wanted.items()}
-        got, failed = self._fan("chunks", calls, run.timeout) if calls else ({}, {})
+        got, failed = self._fan("chunks", calls, run.timeout, run.served) if calls else ({}, {})
         run.status.update(failed)
         for name, chunks in got.items():
             by_row.update({(name, own): chunk for own, chunk in zip(wanted[name], chunks, strict=True)})
@@ -390,27 +407,36 @@ def open_sharded(
     check_interval: float = 2.0,
 ) -> ShardedIndex:
     """A sharded root's shards (those with a build), searched in this process, or with a Dask
-    ``client`` by one actor per shard on its workers (shard i placed on worker i mod n)."""
+    ``client`` by one actor per shard folder on its workers (shard i placed on worker i mod n, its
+    replica r on worker i + r mod n). A shard with replica folders is a ReplicatedShard: its
+    replicas answer when its primary fails, is late or is mid-publish."""
     root = Path(root)
     manifest = RootManifest.read(root)
     entries = [e for e in manifest.shards if e.build is not None]
     if not entries:
         raise ShardsError(f"no shard of {root} holds a build: run `docmill ingest ... --shards N` first")
+    folders = {e.name: [manifest.folder(root, e), *manifest.replica_folders(root, e)] for e in entries}
     if client is None:
-        pool = ThreadPoolExecutor(max_workers=len(entries), thread_name_prefix="shard")
-        searchers = {
-            e.name: ShardSearcher(manifest.folder(root, e), embedder, check_interval) for e in entries
+        pool = ThreadPoolExecutor(
+            max_workers=sum(len(f) for f in folders.values()), thread_name_prefix="shard"
+        )
+        members = {
+            name: [LocalShard(ShardSearcher(folder, embedder, check_interval), pool) for folder in own]
+            for name, own in folders.items()
         }
-        shards: dict[str, LocalShard | RemoteShard] = {n: LocalShard(s, pool) for n, s in searchers.items()}
-        return ShardedIndex(root, shards, embedder, timeout, pool)
+        return ShardedIndex(root, replicated(members), embedder, timeout, pool)
     workers = sorted(client.scheduler_info()["workers"])
     remote = {
-        e.name: RemoteShard(
-            client, str(manifest.folder(root, e).resolve()), workers[i % len(workers)] if workers else None,
-            check_interval,
-        )
+        e.name: [
+            RemoteShard(
+                client, str(folder.resolve()), workers[(i + r) % len(workers)] if workers else None,
+                check_interval,
+            )
+            for r, folder in enumerate(folders[e.name])
+        ]
         for i, e in enumerate(entries)
     }  # fmt: skip
-    for shard in remote.values():
-        shard.ready(timeout=300)
-    return ShardedIndex(root, remote, embedder, timeout)
+    for own in remote.values():
+        for shard in own:
+            shard.ready(timeout=300)
+    return ShardedIndex(root, replicated(remote), embedder, timeout)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from typing import Any
 
 from flows.config import IngestConfig
 from flows.pipeline import IngestReport, discover, run_ingest
+from indexers.build.files import MANIFEST
+from indexers.build.segments import link_or_copy
 from indexers.build.shards import RootManifest, ShardEntry, ShardsError, is_sharded, shard_of
 from indexers.build.store import IndexStore
 from indexers.dense.embedder import Embedder
@@ -138,12 +141,16 @@ def plan_sharded_ingest(sources: Sequence[str | Path], root: str | Path, shards:
 
 
 def finish_sharded_ingest(plan: ShardPlan, reports: dict[int, IngestReport]) -> ShardedReport:
-    """Record every shard's build in the root manifest and write it (last, atomically)."""
+    """Record every shard's build in the root manifest, publish it in the shard's replicas, and
+    write the manifest (last, atomically)."""
     out = ShardedReport(str(plan.root))
     for i, entry in enumerate(plan.manifest.shards):
         report = reports.get(i)
         _record(entry, report, plan.manifest.folder(plan.root, entry))
         out.shards[entry.name] = report
+        if entry.build is not None:
+            for replica in plan.manifest.replica_folders(plan.root, entry):
+                sync_replica(plan.manifest.folder(plan.root, entry), replica)
     plan.manifest.write(plan.root)
     out.seconds = time.perf_counter() - plan.started
     return out
@@ -204,3 +211,43 @@ def _record(entry: ShardEntry, report: IngestReport | None, folder: Path) -> Non
         return
     entry.build = report.build or IndexStore(folder).current_name()
     entry.chunks, entry.documents = report.chunks, report.documents
+
+
+REPLICAS_DIR = "replicas"
+
+
+def sync_replica(primary: Path, replica: Path, keep: int = 2) -> str | None:
+    """Publish ``primary``'s current build in the index folder ``replica``: the build's files
+    hard-linked (copied across filesystems; builds never change once written) into
+    ``replica/builds/<the same name>``, its manifest last, then CURRENT replaced and older builds
+    pruned, under the replica's lock. Returns the build's name (None: the primary has none)."""
+    name = IndexStore(primary).current_name()
+    if name is None:
+        return None
+    target = IndexStore(replica)
+    if target.current_name() == name:
+        return name
+    source = IndexStore(primary).builds_dir / name
+    with target.lock(timeout=60.0):
+        build = target.builds_dir / name
+        if not (build / MANIFEST).is_file():
+            shutil.rmtree(build, ignore_errors=True)
+            files = sorted(p for p in source.rglob("*") if p.is_file() and p.name != MANIFEST)
+            for path in [*files, source / MANIFEST]:
+                link_or_copy(path, build / path.relative_to(source))
+        target.publish(build)
+        target.prune(keep)
+    return name
+
+
+def add_replicas(root: str | Path, copies: int = 1) -> RootManifest:
+    """Give every shard of the sharded ``root`` ``copies`` replica folders (ROOT/replicas/<shard>-r<i>),
+    each holding its current build (sync_replica); later sharded ingests keep them in step."""
+    root = Path(root)
+    manifest = RootManifest.read(root)
+    for entry in manifest.shards:
+        entry.replicas = [f"{REPLICAS_DIR}/{entry.name}-r{i}" for i in range(1, copies + 1)]
+        for replica in manifest.replica_folders(root, entry):
+            sync_replica(manifest.folder(root, entry), replica)
+    manifest.write(root)
+    return manifest

@@ -15,6 +15,10 @@ the benchmarks) take them from here, so a rename cannot leave one side behind.
             chunks.jsonl                one chunk per line
             chunk_offsets.npy           int64 byte offsets of each line (n + 1), for reads by row
             docs.json                   [path, first line, lines] of each source file's chunks
+            places.npy, place_strings.bin, place_offsets.npy
+                                        each line's place key (indexers.build.places: document,
+                                        path, kind, heading, symbol, pages, lines) for ranking
+                                        without reading chunks; absent in older segments
             embeddings.npy              float32 (n, dim) normalised passage vectors
             embedding_keys.npy          S64 content key per line: what an incremental run reuses
             vectors.faiss               FAISS's own file over embeddings.npy
@@ -43,6 +47,9 @@ BM25_DIR = "bm25"
 GRAPH_FILE = "graph.jsonl"
 SEGMENTS_DIR = "segments"
 DOCS_FILE = "docs.json"
+PLACES_FILE = "places.npy"
+PLACE_STRINGS_FILE = "place_strings.bin"
+PLACE_OFFSETS_FILE = "place_offsets.npy"
 # inside bm25/: the vocabulary, k1/b and counts, one .npy per posting array, and (a segment
 # written as a whole build) the precomputed posting weights
 BM25_VOCAB_FILE = "vocab.json"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from chunkers.model import Chunk
 from indexers.build.files import (
@@ -36,6 +37,7 @@ from indexers.build.files import (
     VECTORS_FILE,
 )
 from indexers.build.manifest import ManifestError
+from indexers.build.places import column_or_chunks, write_places
 from indexers.build.rowmap import RowMap
 from indexers.dense import ann
 from indexers.dense.faiss_store import build_faiss, save_faiss
@@ -177,6 +179,7 @@ def write_segment(
     folder = segment_folder(build, name)
     folder.mkdir(parents=True)
     write_chunks(folder, chunks)
+    write_places(folder, chunks)
     _write_docs(folder, spans_of([c.path for c in chunks]))
     np.save(folder / EMBEDDINGS_FILE, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
     np.save(folder / EMBEDDING_KEYS_FILE, np.asarray(keys, dtype="S64"), allow_pickle=False)
@@ -252,7 +255,7 @@ class SegmentLines:
         return os.pread(self.fd, end - start, start)
 
     def chunk(self, row: int) -> Chunk:
-        return Chunk.from_json(json.loads(self.line(row)))
+        return Chunk.from_json(orjson.loads(self.line(row)))
 
     def all_lines(self) -> list[bytes]:
         size = int(self.offsets[-1])
@@ -312,6 +315,8 @@ def merge_segments(
             order.append((i, len(picks[i])))
             picks[i].append(line)
     write_lines(folder, (every_line[i][picks[i][j]] for i, j in order))
+    part_places = [column_or_chunks(src, lines) for (src, _, _), lines in zip(parts, every_line, strict=True)]
+    write_places(folder, (part_places[i][picks[i][j]] for i, j in order))
     _write_docs(folder, spans)
     part_vectors = [
         np.load(src / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)[np.asarray(own, dtype=np.int64)]

@@ -9,7 +9,10 @@ A source file belongs to shard ``blake2b-64(its id) mod N`` (its id: the path do
 ``<root name>/<path under the root>``), so a file stays in its shard from run to run and each
 shard's ingest is incremental as one index's is. The manifest records, per shard, the build its
 last sharded ingest published (None: no file of the tree falls in that shard); readers open each
-shard's CURRENT, so a shard re-indexed on its own is searched at its new build.
+shard's CURRENT, so a shard re-indexed on its own is searched at its new build. A shard may name
+replica folders (``replicas``, e.g. ROOT/replicas/01-r1): index folders that hold copies of its
+builds (hard links where the filesystem allows), published after the primary's by the sharded
+ingest; searches fall back to them.
 """
 
 from __future__ import annotations
@@ -56,6 +59,9 @@ class ShardEntry:
     build: str | None = None
     chunks: int = 0
     documents: int = 0
+    # folders (relative to the root) holding copies of this shard's builds (flows.shards.sync_replica):
+    # a search asks them when the primary is down, late or mid-publish (docmill.shard_clients)
+    replicas: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -74,6 +80,9 @@ class RootManifest:
 
     def folder(self, root: Path, entry: ShardEntry) -> Path:
         return root / entry.path
+
+    def replica_folders(self, root: Path, entry: ShardEntry) -> list[Path]:
+        return [root / path for path in entry.replicas]
 
     @classmethod
     def read(cls, root: str | Path) -> RootManifest:

@@ -24,6 +24,7 @@ import numpy as np
 from chunkers.model import Chunk
 from indexers.lexical.segmented import BM25Scorer
 from indexers.lexical.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
+from indexers.ranking.collapse import PlaceKey
 from indexers.ranking.defaults import DEFAULT_WEIGHTS
 from indexers.ranking.fusion import rrf
 
@@ -167,7 +168,7 @@ def language_share(
     return round(in_language / total, 4) if total else 0.0
 
 
-def is_source_chunk(chunk: Chunk) -> bool:
+def is_source_chunk(chunk: Chunk | PlaceKey) -> bool:
     """A chunk of a source file (not a code block inside Markdown or a PDF)."""
     suffix = chunk.path.rsplit(".", 1)[-1].lower() if "." in chunk.path.rsplit("/", 1)[-1] else ""
     return chunk.kind == "code" and f".{suffix}" not in PROSE_SUFFIXES

@@ -21,15 +21,33 @@ Policies (what "the same place" means):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeVar
-
-from chunkers.model import Chunk
+from typing import Literal, Protocol, TypeVar
 
 CollapsePolicy = Literal["none", "section", "page", "document"]
 POLICIES: tuple[str, ...] = ("none", "section", "page", "document")
 DEFAULT_POLICY: CollapsePolicy = "section"
 
 T = TypeVar("T")
+
+
+class PlaceKey(Protocol):
+    """What deciding a chunk's place reads: a ``Chunk``, or its row of a build's place column
+    (indexers.build.places.Place) so ranking does not parse candidates' chunks."""
+
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def heading_path(self) -> tuple[str, ...]: ...
+    @property
+    def symbol(self) -> str | None: ...
+    @property
+    def pages(self) -> tuple[int, int] | None: ...
+    @property
+    def lines(self) -> tuple[int, int] | None: ...
 
 
 def check_policy(policy: str) -> CollapsePolicy:
@@ -42,7 +60,7 @@ def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
     return a is not None and b is not None and a[0] <= b[1] and b[0] <= a[1]
 
 
-def same_place(lead: Chunk, other: Chunk, policy: CollapsePolicy) -> bool:
+def same_place(lead: PlaceKey, other: PlaceKey, policy: CollapsePolicy) -> bool:
     """Whether ``other`` lies in the place that the hit led by ``lead`` cites."""
     if policy == "none" or lead.doc_id != other.doc_id:
         return False
@@ -58,7 +76,7 @@ def same_place(lead: Chunk, other: Chunk, policy: CollapsePolicy) -> bool:
 
 
 def collapse(
-    items: Sequence[T], chunk_of: Callable[[T], Chunk], policy: CollapsePolicy, k: int | None
+    items: Sequence[T], chunk_of: Callable[[T], PlaceKey], policy: CollapsePolicy, k: int | None
 ) -> list[list[T]]:
     """``items`` (best first) grouped into at most ``k`` places (None: all), each a list whose
     first member leads. Deterministic: the order of ``items`` decides everything."""
@@ -67,7 +85,7 @@ def collapse(
     if policy == "none":
         return [[item] for item in items[:limit]]
     places: list[list[T]] = []
-    by_doc: dict[str, list[tuple[Chunk, list[T]]]] = {}  # a document's places, with their leads
+    by_doc: dict[str, list[tuple[PlaceKey, list[T]]]] = {}  # a document's places, with their leads
     for item in items:
         chunk = chunk_of(item)
         same_doc = by_doc.setdefault(chunk.doc_id, [])

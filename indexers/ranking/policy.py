@@ -15,13 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chunkers.model import Chunk
 from indexers.build.sections import FusionSection
 from indexers.dense.embedder import MAX_QUERY_UNKNOWN_SHARE
 from indexers.ranking.abstain import AbstainModel
 from indexers.ranking.adjust import demote, kind_floor
 from indexers.ranking.calibrate import is_source_chunk
-from indexers.ranking.collapse import check_policy
+from indexers.ranking.collapse import PlaceKey, check_policy
 from indexers.ranking.collapse import collapse as collapse_places
 from indexers.ranking.defaults import DEFAULT_WEIGHTS
 from indexers.ranking.fusion import EXACT_DEPTH, EXACT_MAX_DF, Fused, exact_looking, promote, rrf, zscore
@@ -231,7 +230,7 @@ def one_side(results: Mapping[str, Ranked]) -> list[Fused]:
 
 def places(
     ranking: Sequence[Fused],
-    chunk_of: Callable[[int], Chunk],
+    chunk_of: Callable[[int], PlaceKey],
     collapse: str,
     k: int,
     floor: int = 0,
@@ -248,7 +247,9 @@ def places(
     return found[:k]
 
 
-def is_test_code_row(paths: frozenset[str], chunk_of: Callable[[int], Chunk]) -> Callable[[int], bool] | None:
+def is_test_code_row(
+    paths: frozenset[str], chunk_of: Callable[[int], PlaceKey]
+) -> Callable[[int], bool] | None:
     """The test-code predicate over rows for an index whose test files are ``paths`` (None: none)."""
     if not paths:
         return None
