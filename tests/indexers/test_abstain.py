@@ -229,3 +229,18 @@ def test_short_pseudo_queries_are_a_few_consecutive_content_words_or_chinese_cha
         TOKENIZE("does vitamin D lower the risk of fractures")
     )
     assert not is_short([])
+
+
+def test_the_in_domain_floor_is_read_from_the_body_not_from_two_odd_pseudo_queries():
+    from indexers.ranking.abstain import in_domain_floor
+
+    rng = np.random.default_rng(1)
+    body = rng.normal(0.9, 0.01, size=148)
+    inside = np.concatenate([body, [0.5, 0.52]])  # two odd sentences: a heading, a list fragment
+    floor = in_domain_floor(inside)
+    assert np.percentile(inside, 1) < 0.8 < 0.87 < floor <= np.percentile(inside, 5)
+    offtopic = rng.normal(0.84, 0.01, size=40)
+    assert fit_scale(inside, offtopic, DEFAULT_ALONE).threshold > np.percentile(offtopic, 90)
+    # a long, even tail is the distribution itself: the empirical 1st percentile stands
+    uniform = np.linspace(0.4, 1.0, 150)
+    assert in_domain_floor(uniform) == pytest.approx(np.percentile(uniform, 1))
