@@ -21,6 +21,7 @@ from indexers.build.sections import FusionSection, requested_vector_index
 from indexers.dense import model_choice
 from indexers.dense.embedder import backend_for
 from indexers.dense.model_choice import AUTO_MODEL
+from indexers.ranking.abstain import VERSION as ABSTAIN_VERSION
 from indexers.ranking.calibrate import VERSION as CALIBRATION_VERSION
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,9 @@ def reusable_fusion(
     config: IngestConfig,
     full_rebuild: bool,
 ) -> dict[str, Any] | None:
-    """The previous build's calibrated fusion, if it was calibrated the same way, on the same
-    model, tokenizer and BM25 parameters, and under RECALIBRATE_SHARE of the files changed."""
+    """The previous build's calibrated fusion, if it was calibrated the same way (fusion and
+    abstain calibration versions), on the same model, tokenizer and BM25 parameters, and under
+    RECALIBRATE_SHARE of the files changed."""
     if previous is None or full_rebuild:
         return None
     m = previous.manifest
@@ -48,6 +50,8 @@ def reusable_fusion(
     fusion = FusionSection.read(m.extra)
     if not same_retrievers or not fusion.stored or fusion.version != CALIBRATION_VERSION:
         return None
+    if (fusion.abstain or {}).get("version") != ABSTAIN_VERSION:
+        return None  # abstaining calibrated an older way: the next ingest calibrates it again
     moved = len(the_plan.added) + len(the_plan.changed) + len(the_plan.removed)
     total = max(len(the_plan.unchanged) + len(the_plan.added) + len(the_plan.changed), 1)
     return fusion.to_dict() if moved / total < RECALIBRATE_SHARE else None

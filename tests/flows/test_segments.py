@@ -4,6 +4,7 @@ were, hard-links what did not change, and merges segments by the policy."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -260,3 +261,21 @@ def test_a_build_from_before_segments_is_rebuilt_reusing_its_embeddings(tmp_path
     report = run_ingest([tree], index, hash_config, embedder=hash_embedder)
     assert report.published and report.previous_build is None and report.embedded == 0
     assert len(Manifest.read(IndexStore(index).current_build()).segments) == 1
+
+
+def test_an_older_abstain_calibration_is_not_kept_by_the_next_ingest(tmp_path, hash_config, hash_embedder):
+    """A build whose abstain scales were calibrated an older way (version < abstain.VERSION) gets
+    them calibrated again by the next plain ingest, though one file changed; the same version is
+    kept (the test above)."""
+    from indexers.ranking.abstain import VERSION
+
+    tree, index = make_tree(tmp_path / "tree"), tmp_path / "index"
+    run_ingest([tree], index, hash_config, embedder=hash_embedder)
+    first = IndexStore(index).current_build()
+    raw = json.loads((first / "manifest.json").read_text())
+    raw["extra"]["fusion"]["abstain"]["version"] = VERSION - 1
+    (first / "manifest.json").write_text(json.dumps(raw))
+    (tree / "area1/doc001.md").write_text(page(random.Random(3), 1003), encoding="utf-8")
+    run_ingest([tree], index, hash_config, embedder=hash_embedder)
+    fusion = Manifest.read(IndexStore(index).current_build()).extra["fusion"]
+    assert not fusion.get("reused") and fusion["abstain"]["version"] == VERSION
