@@ -148,10 +148,11 @@ def test_abstain_confidence_matches_the_lexical_evidence_computed_from_scratch(i
         total = sum(idf.values())
         lexical = sum(v for t, v in idf.items() if df[t] > 0) / total if total else 0.0
         cosine = search_faiss(index._faiss, index.embedder.encode([query])[0], 1)[0][1]
+        short = 0 < len(terms) <= 3  # a short query is judged on the short-query scale
         assert index.search(query, mode="bm25").confidence == pytest.approx(model.confidence(lexical, None))
         assert index.search(query, mode="vector").confidence == pytest.approx(
-            model.confidence(lexical, cosine)
+            model.confidence(lexical, cosine, short)
         )
         assert index.search(query, mode="hybrid").confidence == pytest.approx(
-            model.confidence(lexical, cosine)
+            model.confidence(lexical, cosine, short)
         )
