@@ -173,9 +173,10 @@ class HybridIndex:
             if options.weights is not None
             else self.calibration.weights_for(fusion.method)
         )
-        allowed = filtering.mask(self.chunks.all(), options.filters) if options.filters else None
-        if allowed is not None and not allowed.any():  # nothing to rank or judge: say so, claim nothing
-            return SearchResult([], reason=filtering.no_match(options.filters), build=build)
+        filters = options.filters
+        allowed = filtering.mask(self.chunks.all(), filters) if filters else None
+        if filters and allowed is not None and not allowed.any():  # nothing to rank or judge: say so
+            return SearchResult([], reason=filtering.no_match(filters), build=build)
         results, df, readable, noise = self._run_sides(query, options, weights, notes, allowed)
         lexical, cosine = self.evidence(query, results if readable else _without_vector(results), df)
         confidence, reason = policy.verdict(

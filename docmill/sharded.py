@@ -160,8 +160,8 @@ class ShardedIndex:
         )
         results, noise = self._run_sides(run, weights)
         if options.filters and run.nothing_matches:
-            reason = filtering.no_match(options.filters)
-            return ShardedResult([], reason=reason, notes=run.notes, build=run.builds, shards=run.status)
+            nothing = filtering.no_match(options.filters)
+            return ShardedResult([], reason=nothing, notes=run.notes, build=run.builds, shards=run.status)
         lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
         cosine = policy.top_cosine(results, run.readable)
         confidence, reason = policy.verdict(

@@ -347,8 +347,8 @@ def _short_scale(
     """The short-query scale (fit_joint over short pseudo-queries against short everyday
     searches), with its evidence; None without enough short pseudo-queries."""
     rng = random.Random(seed)
-    picked = [(q, short_query(q.query, rng)) for q in queries]
-    picked = [(q, text) for q, text in picked if text and cosines.readable(text)]
+    pieces = [(q, short_query(q.query, rng)) for q in queries]
+    picked = [(q, text) for q, text in pieces if text is not None and cosines.readable(text)]
     outside = [text for text in offtopic if cosines.readable(text)]
     if len(picked) < MIN_PSEUDO_QUERIES or not outside:
         return None

@@ -4,7 +4,7 @@ the caption or heading before them, and a table continued on the next page merge
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from parsers.model import Block, Table
@@ -199,6 +199,6 @@ def _caption(blocks: list[Block], page_number: int) -> str | None:
 
 
 def _table_block(
-    table: Table, heading_path: tuple[str, ...], page: int | None, meta: dict[str, Any]
+    table: Table, heading_path: tuple[str, ...], page: int | None, meta: Mapping[str, Any]
 ) -> Block:
-    return Block("table", table.markdown(), heading_path, page=page, table=table, metadata=meta)
+    return Block("table", table.markdown(), heading_path, page=page, table=table, metadata=dict(meta))
