@@ -75,3 +75,15 @@ def built_copy(built, tmp_path) -> dict[str, Path]:
         out[key] = tmp_path / built[key].name
         shutil.copytree(built[key], out[key], symlinks=True)
     return out
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A real local Dask cluster of three worker processes on 127.0.0.1, one per test module."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=3, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()

@@ -17,16 +17,6 @@ distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=3, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 def _worker_of(index, name: str) -> str:
     shard = index.shards[name]
     (address,) = shard.client.who_has([shard._future])[shard._future.key]

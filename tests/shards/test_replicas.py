@@ -107,16 +107,6 @@ def test_a_sharded_ingest_publishes_in_the_replicas(replicated, embedder):
 distributed = pytest.importorskip("distributed")
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=3, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 def _worker_of(shard) -> str:
     (address,) = shard.client.who_has([shard._future])[shard._future.key]
     return address
