@@ -38,7 +38,7 @@ import math
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,7 @@ from indexers.lexical.segmented import BM25Scorer
 from indexers.lexical.tokenize import ENGLISH_STOPWORDS
 from indexers.ranking.calibrate import PseudoQuery, sample_pseudo_queries
 from indexers.ranking.offtopic import CHINESE, ENGLISH, SHORT_CHINESE, SHORT_ENGLISH
-from parsers.scripts import han_count
+from parsers.scripts import HAN_FIRST, HAN_LAST, han_count
 
 VERSION = 4
 DECISION = 0.5  # confidence below this abstains
@@ -320,6 +320,8 @@ class _PseudoCosines:
     encode: Callable[[list[str]], np.ndarray]
     encode_passages: Callable[[list[str]], np.ndarray] | None
     readable: Callable[[str], bool]
+    # a chunk's rest embedded once (row -> vector): the long and the short scale ask for the same
+    rests: dict[int, np.ndarray] = field(default_factory=dict)
 
     def in_domain(self, texts: Sequence[str], queries: Sequence[PseudoQuery]) -> list[float]:
         if not texts:
@@ -327,9 +329,17 @@ class _PseudoCosines:
         embedded = self.encode(list(texts))
         best = np.asarray(_best_cosines(self.vectors, embedded, [q.row for q in queries]))
         if self.encode_passages is not None:
-            rests = self.encode_passages([q.remainder for q in queries])
+            rests = self._rests(queries)
             best = np.maximum(best, np.sum(rests * embedded, axis=1))
         return [float(x) for x in best]
+
+    def _rests(self, queries: Sequence[PseudoQuery]) -> np.ndarray:
+        assert self.encode_passages is not None
+        new = list({q.row: q.remainder for q in queries if q.row not in self.rests}.items())
+        if new:
+            embedded = self.encode_passages([remainder for _, remainder in new])
+            self.rests.update(zip((row for row, _ in new), embedded, strict=True))
+        return np.stack([self.rests[q.row] for q in queries])
 
     def offtopic(self, texts: Sequence[str]) -> list[float]:
         return _best_cosines(self.vectors, self.encode(list(texts))) if texts else []
@@ -365,7 +375,7 @@ def _short_scale(
     return {**scale.to_dict(), "evidence": evidence}
 
 
-_HAN_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
+_HAN_RUN = re.compile(f"[{HAN_FIRST}-{HAN_LAST}]{{2,}}")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]*")
 
 
