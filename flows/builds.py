@@ -24,7 +24,7 @@ from flows.run import BuildContent, IngestRun, Progress
 from indexers.build import write as segmented
 from indexers.build.files import GRAPH_FILE
 from indexers.build.graph_file import FileGraph, write_graph
-from indexers.build.manifest import DocumentRecord, Manifest, ManifestError
+from indexers.build.manifest import EMPTY, INDEXED, DocumentRecord, Manifest, ManifestError
 from indexers.build.sections import (
     ABSTAIN_KEY,
     FUSION_KEY,
@@ -139,7 +139,8 @@ def write_manifest(
     graph_summary = {GRAPH_KEY: write_graph(folder, graph)} if graph is not None else {}
     largest = max(written.segments, key=lambda s: s.rows)
     vector_index = {**(largest.vectors or {}), "requested": config.vector_index}
-    indexed = sum(1 for r in records if r.status == "indexed")
+    indexed = sum(1 for r in records if r.status == INDEXED)
+    empty = sum(1 for r in records if r.status == EMPTY)
     manifest = Manifest(
         docmill_version=DOCMILL_VERSION,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -152,7 +153,8 @@ def write_manifest(
         counts={
             "documents": len(records),
             "indexed": indexed,
-            "skipped": len(records) - indexed,
+            "empty": empty,
+            "skipped": len(records) - indexed - empty,
             "chunks": written.rows,
         },
         documents=list(records),

@@ -10,7 +10,7 @@ from pathlib import Path
 from chunkers.document import chunk_document
 from chunkers.model import Chunk
 from flows.config import IngestConfig
-from indexers.build.manifest import DocumentRecord
+from indexers.build.manifest import EMPTY, SKIPPED, DocumentRecord
 from parsers.model import EMPTY_REASON, ParsedDocument
 
 
@@ -20,8 +20,15 @@ def is_empty_reason(reason: str | None) -> bool:
     return reason == EMPTY_REASON or (reason or "").startswith(f"{EMPTY_REASON} (")
 
 
-def is_empty_skip(record: DocumentRecord) -> bool:
-    return record.status == "skipped" and is_empty_reason(record.reason)
+def is_empty(record: DocumentRecord) -> bool:
+    """Whether ``record`` is a file with nothing to index: status "empty", or, in a manifest written
+    before that status existed, "skipped" with an empty-file reason."""
+    return record.status == EMPTY or (record.status == SKIPPED and is_empty_reason(record.reason))
+
+
+def skip_status(reason: str) -> str:
+    """The status of a file that yields no chunks for ``reason``: "empty" or "skipped"."""
+    return EMPTY if is_empty_reason(reason) else SKIPPED
 
 
 class IngestError(RuntimeError):

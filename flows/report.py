@@ -11,7 +11,7 @@ from typing import Any
 
 from flows import incremental
 from flows.ignorefiles import Ignored
-from flows.outcomes import is_empty_skip
+from flows.outcomes import is_empty
 from indexers.build.manifest import DocumentRecord
 
 
@@ -40,20 +40,21 @@ class IngestReport:
     published: bool = True
     previous_build: str | None = None
     gate: dict[str, Any] | None = None
-    # of the skipped: files with nothing but whitespace (not a failure under --strict); the summary
-    # calls them "indexed empty" and counts only the others as skipped
+    # files with nothing to index (status "empty": whitespace, an empty __init__.py; not a failure
+    # under --strict), apart from ``skipped`` / ``skipped_files``, which hold the files left out for a reason
     empty: int = 0
+    empty_files: list[str] = field(default_factory=list)
     # left out by .gitignore / .docmillignore (not in ``documents``, not an error)
     ignored: Ignored = field(default_factory=Ignored)
 
     def summary(self) -> str:
-        """One line; empty files (recorded in the manifest as skipped with reason "empty file", not
-        an error, not a failure under --strict) are counted as "indexed empty", apart from the
-        files that were skipped for a reason (a parse error, no indexable text)."""
+        """One line; empty files (status "empty" in the manifest, not an error, not a failure under
+        --strict) are counted as "indexed empty", apart from the files that were skipped for a
+        reason (a parse error, no indexable text)."""
         action = "published" if self.published else "nothing changed, kept"
         empty = f"{self.empty} indexed empty, " if self.empty else ""
         return (
-            f"{self.indexed} indexed, {empty}{self.skipped - self.empty} skipped of {self.documents} files "
+            f"{self.indexed} indexed, {empty}{self.skipped} skipped of {self.documents} files "
             f"({self.added} added, "
             f"{self.changed} changed, {self.removed} removed, {self.unchanged} unchanged); {self.chunks} "
             f"chunks ({self.embedded} embedded); {self.seconds:.1f} s; {action} build {self.build}"
@@ -67,6 +68,7 @@ class IngestReport:
             "removed": self.removed,
             "unchanged": self.unchanged,
             "skipped": self.skipped,
+            "empty": self.empty,
             "chunks": self.chunks,
             "seconds": round(self.seconds, 3),
             "build": self.build,
@@ -81,18 +83,20 @@ def make_report(
     seconds: float,
     timings: dict[str, float],
 ) -> IngestReport:
-    skipped = [(r.path, r.reason or "") for r in records if r.status != "indexed"]
+    empty = [r.path for r in records if is_empty(r)]
+    skipped = [(r.path, r.reason or "") for r in records if r.status != "indexed" and not is_empty(r)]
     return IngestReport(
         build=build,
         index=str(index),
         documents=len(records),
-        indexed=len(records) - len(skipped),
+        indexed=len(records) - len(skipped) - len(empty),
         skipped=len(skipped),
         chunks=chunks,
         seconds=seconds,
         skipped_files=skipped,
         timings=timings,
-        empty=sum(map(is_empty_skip, records)),
+        empty=len(empty),
+        empty_files=empty,
     )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from flows.globs import selected
 from flows.ignorefiles import Ignored, IgnoreRules
-from flows.outcomes import EMPTY_REASON, ParseOutcome, SourceRef
+from flows.outcomes import EMPTY, EMPTY_REASON, ParseOutcome, SourceRef, skip_status
 from indexers.build.manifest import DocumentRecord
 from parsers.guard import parse_with_limits
 from parsers.model import SkipFile
@@ -119,18 +119,18 @@ def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
         source = SourceFile.read(ref.path, ref.rel_path, max_bytes=options.max_file_bytes)
     except SkipFile as exc:
         size = ref.path.stat().st_size
-        return ParseOutcome(DocumentRecord(ref.rel_path, "", size, parser, "skipped", str(exc)))
+        return ParseOutcome(DocumentRecord(ref.rel_path, "", size, parser, skip_status(str(exc)), str(exc)))
     except OSError as exc:
         reason = f"unreadable: {exc.strerror or exc}"
         return ParseOutcome(DocumentRecord(ref.rel_path, "", 0, parser, "skipped", reason))
     record = DocumentRecord(ref.rel_path, source.sha256, len(source.data), parser, "indexed")
     if not source.data.strip():
-        record.status, record.reason = "skipped", EMPTY_REASON
+        record.status, record.reason = EMPTY, EMPTY_REASON
         return ParseOutcome(record)
     try:
         docs = parse_with_limits(source, options)  # in a worker process: a hard time limit per file
     except SkipFile as exc:
-        record.status, record.reason = "skipped", str(exc)
+        record.status, record.reason = skip_status(str(exc)), str(exc)
         log.info("skipping %s: %s", ref.rel_path, exc)
         return ParseOutcome(record)
     except Exception as exc:  # a parser bug must cost one file, not the whole ingest

@@ -16,7 +16,7 @@ BLOCK_KINDS: tuple[str, ...] = ("heading", "paragraph", "list", "table", "code",
 
 # The reason recorded for a file with nothing to index: no bytes but whitespace (an empty
 # `__init__.py`), or (with a detail in brackets) only front matter and non-text markup. Skipped, but
-# not a failure under --strict (flows.outcomes.is_empty_skip).
+# not a failure under --strict (flows.outcomes.is_empty; recorded with status "empty").
 EMPTY_REASON = "empty file"
 
 

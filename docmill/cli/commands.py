@@ -64,13 +64,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 "documents": report.documents,
                 "indexed": report.indexed,
                 "published": report.published,
-                "empty": report.empty,
+                "empty_files": report.empty_files,
                 "ignored": {"files": report.ignored.files, "folders": report.ignored.folders},
                 "skipped_files": [{"path": p, "reason": r} for p, r in report.skipped_files],
             }
         )
     else:
-        _print_skips(report.skipped_files)
+        _print_skips(report.skipped_files, report.empty_files)
         print(report.summary())
     return EXIT_OK
 

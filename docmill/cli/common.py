@@ -35,14 +35,10 @@ def _reranker(args: argparse.Namespace) -> Any:
     return EndpointReranker(args.rerank_url, args.rerank_model, timeout=args.rerank_timeout)
 
 
-def _print_skips(skipped_files: Sequence[tuple[str, str]]) -> None:
-    """One stderr line per skipped file, but empty files (an empty `__init__.py`) in one line."""
-    from flows.outcomes import is_empty_reason
-
-    empty = [path for path, reason in skipped_files if is_empty_reason(reason)]
+def _print_skips(skipped_files: Sequence[tuple[str, str]], empty: Sequence[str]) -> None:
+    """One stderr line per skipped file; the empty files (an empty `__init__.py`) in one line."""
     for path, reason in skipped_files:
-        if not is_empty_reason(reason):
-            print(f"skipped {path}: {reason}", file=sys.stderr)
+        print(f"skipped {path}: {reason}", file=sys.stderr)
     if empty:
         shown = ", ".join(empty[:3]) + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")
         print(f"{len(empty)} empty file(s) recorded, nothing to index: {shown}", file=sys.stderr)

@@ -29,9 +29,15 @@ def file_sha256(path: Path, chunk_size: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
+INDEXED, EMPTY, SKIPPED = "indexed", "empty", "skipped"  # DocumentRecord.status
+
+
 @dataclass
 class DocumentRecord:
-    """One source file: ``status`` is "indexed" or "skipped" (then ``reason`` says why)."""
+    """One source file: ``status`` is "indexed", "empty" (the file holds nothing to index: an empty
+    ``__init__.py``, whitespace, front matter only; ``reason`` says which; not an error) or
+    "skipped" (then ``reason`` says why). Builds before "empty" existed record those files as
+    "skipped" with reason "empty file" (flows.outcomes.is_empty reads both)."""
 
     path: str
     sha256: str

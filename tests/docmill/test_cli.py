@@ -15,8 +15,9 @@ def cli_index(tmp_path_factory, small_tree):
 def test_ingest_prints_a_summary_and_json(cli_index, small_tree, capsys, tmp_path):
     assert main(["ingest", str(small_tree), "--index", str(tmp_path / "i2"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["indexed"] == 3 and report["skipped"] == 2 and report["empty"] == 1 and report["chunks"] > 3
-    assert {s["path"] for s in report["skipped_files"]} == {"proj/notes/broken.pdf", "proj/notes/empty.md"}
+    assert report["indexed"] == 3 and report["skipped"] == 1 and report["empty"] == 1 and report["chunks"] > 3
+    assert {s["path"] for s in report["skipped_files"]} == {"proj/notes/broken.pdf"}
+    assert report["empty_files"] == ["proj/notes/empty.md"]
 
 
 def test_strict_ingest_exits_non_zero(small_tree, tmp_path, capsys):

@@ -80,7 +80,10 @@ def test_strict_ingest_of_a_package_with_empty_init_files_succeeds_and_says_so_o
     listed = "pkg/__init__.py, pkg/docs/index.md, pkg/sub/__init__.py"
     assert f"3 empty file(s) recorded, nothing to index: {listed}" in captured.err
     docs = {d.path: d for d in Manifest.read(IndexStore(index).current_build()).documents}
-    assert (docs["pkg/__init__.py"].status, docs["pkg/__init__.py"].reason) == ("skipped", "empty file")
+    # counted as indexed-empty in the manifest too, not as skipped (issue 23)
+    assert (docs["pkg/__init__.py"].status, docs["pkg/__init__.py"].reason) == ("empty", "empty file")
+    manifest = Manifest.read(IndexStore(index).current_build())
+    assert (manifest.counts["empty"], manifest.counts["skipped"]) == (3, 0)
     assert docs["pkg/sub/tool.py"].status == "indexed"
 
 

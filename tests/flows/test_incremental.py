@@ -84,8 +84,9 @@ def test_incremental_run_equals_full_rebuild(tree_copy, tmp_path, hash_config, h
         "added": 2,  # new.md and zh-cn.md (the rename)
         "changed": 1,
         "removed": 2,  # cache.py and zh.md
-        "unchanged": 2,  # broken.pdf and empty.md (skipped both times, not re-parsed)
-        "skipped": 2,
+        "unchanged": 2,  # broken.pdf (skipped) and empty.md (empty) both times, not re-parsed
+        "skipped": 1,
+        "empty": 1,
         "chunks": second.chunks,
         "seconds": round(second.seconds, 3),
         "build": second.build,

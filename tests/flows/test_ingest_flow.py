@@ -18,7 +18,7 @@ def test_ingest_flow_publishes_a_searchable_index(prefect_api, small_tree, tmp_p
     state = ingest(sources=[str(small_tree)], index=str(index), return_state=True)
     assert state.is_completed(), state
     report = state.result()
-    assert (report["indexed"], report["skipped"]) == (3, 2)
+    assert (report["indexed"], report["empty"], report["skipped"]) == (3, 1, 1)
     build = IndexStore(index).current_build()
     assert report["build"] == build.name
     manifest = Manifest.read(build)

@@ -33,8 +33,8 @@ EXPECTED: list[tuple[str, str, str | None]] = [
     ("pdf/header-then-garbage.pdf", "skipped", "malformed PDF"),
     ("random/random-bytes.pdf", "skipped", "not a PDF"),
     ("random/*", "skipped", "binary file"),
-    ("empty/empty.*", "skipped", "empty file"),
-    ("empty/whitespace-only.md", "skipped", "empty file"),
+    ("empty/empty.*", "empty", "empty file"),
+    ("empty/whitespace-only.md", "empty", "empty file"),
     ("text/invalid-utf8.*", "indexed", "cp1252"),
     ("text/utf16.md", "skipped", "binary file"),
     ("text/nul-in-text.txt", "skipped", "binary file"),
@@ -70,7 +70,7 @@ def check_file(root: Path, rel: str, options: ParseOptions) -> list[str]:
     seconds = time.perf_counter() - started
     record = outcome.record
     problems = []
-    if record.status not in ("indexed", "skipped"):
+    if record.status not in ("indexed", "empty", "skipped"):
         problems.append(f"{rel!r}: status {record.status!r}")
     if record.status == "skipped" and not record.reason:
         problems.append(f"{rel!r}: skipped without a reason")
@@ -137,8 +137,9 @@ def test_whole_hostile_folder_ingests_and_the_manifest_lists_every_file(
     assert expected_paths <= set(listed)
     assert "hostile/links/escape.md" not in listed and "hostile/links/inside.md" in listed
     for doc in manifest["documents"]:
-        assert doc["status"] in ("indexed", "skipped"), doc
+        assert doc["status"] in ("indexed", "empty", "skipped"), doc
         assert doc["status"] == "indexed" or doc["reason"], doc
         assert not (doc["reason"] or "").startswith("parser error"), doc
-    assert report.indexed + report.skipped == len(listed)
+    assert report.indexed + report.empty + report.skipped == len(listed)
+    assert report.empty == sum(d["status"] == "empty" for d in manifest["documents"]) >= 6
     assert report.indexed >= 15
