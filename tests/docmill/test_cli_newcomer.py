@@ -165,6 +165,79 @@ def test_an_unreachable_hub_is_asked_once_not_retried(small_tree, tmp_path, caps
     assert not index.exists()
 
 
+class _Hub:
+    """A model hub on loopback (a real HTTP server): /api/models/<known> answers 200, the rest 404."""
+
+    def __init__(self, known: str = "") -> None:
+        import http.server
+        import threading
+
+        hub = self
+        self.paths: list[str] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (the http.server API)
+                hub.paths.append(self.path)
+                found = bool(known) and self.path == f"/api/models/{known}"
+                body = b'{"id": "x"}' if found else b'{"error": "Repository not found"}'
+                self.send_response(200 if found else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_hub_that_answers_404_fails_before_parsing_and_leaves_nothing(
+    small_tree, tmp_path, capsys, monkeypatch
+):
+    import time
+
+    hub = _Hub()
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    index = tmp_path / "idx"
+    started = time.monotonic()
+    try:
+        args = ["--index", str(index), "--model", "intfloat/not-a-shipped-model"]
+        code = main(["ingest", str(small_tree), *args])
+    finally:
+        hub.close()
+    assert code == 1 and time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert "has no model 'intfloat/not-a-shipped-model' (HTTP 404)" in err and "all-MiniLM-L6-v2" in err
+    assert err.count("error:") == 1 and "parse:" not in err  # said before any file was parsed
+    assert hub.paths == ["/api/models/intfloat/not-a-shipped-model"]  # asked once, no retries
+    assert not index.exists()
+
+
+def test_a_model_the_hub_has_passes_the_check(monkeypatch):
+    from indexers.dense.hub import unavailable_reason
+
+    hub = _Hub(known="someone/a-model")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    try:
+        assert unavailable_reason("someone/a-model", "someone/a-model") is None
+        # a bare name is tried as given and under sentence-transformers/, both missing here
+        assert "HTTP 404" in (unavailable_reason("other", "other") or "")
+    finally:
+        hub.close()
+    assert hub.paths[-2:] == ["/api/models/other", "/api/models/sentence-transformers/other"]
+
+
 def test_query_text_output_shows_confidence_and_build_answered_or_not(small_index, capsys):
     import docmill
     from indexers.build.store import IndexStore
