@@ -40,6 +40,7 @@ from parsers.pdf.tables.unruled_cells import (
     group_lines,
     header_count,
     labels_on_the_right,
+    lift_column_spans,
     lift_row_spans,
     merge_wrapped,
     trim_tail,
@@ -140,20 +141,38 @@ def blocks(lines: Sequence[Line]) -> list[list[Line]]:
 
 def _trim(block: list[Line]) -> list[Line]:
     """``block`` without trailing one-chunk lines, except a lower-case continuation of the last
-    row's label ("Mountain  7  0.4" / "provinces")."""
+    row's label ("Mountain  7  0.4" / "provinces") and a figure set right under a figure of the
+    last row (a regression table's last standard error, "(0.633)" under "0.498")."""
     while block and len(block[-1].chunks) < 2:
         last = block[-1]
         multi = [ln for ln in block if len(ln.chunks) >= 2]
+        gap = last.top - block[-2].bottom if len(block) > 1 else 1e9
         continued = (
             multi
             and last.chunks[0].text[:1].islower()
             and abs(last.chunks[0].x0 - multi[-1].chunks[0].x0) < 2 * last.size
-            and last.top - block[-2].bottom < 0.8 * last.size
+            and gap < 0.8 * last.size
         )
-        if continued:
+        if continued or (
+            multi and gap <= 1.1 * _line_gap(block[:-1]) and _figure_under(last.chunks[0], multi[-1])
+        ):
             break
         block = block[:-1]
     return block
+
+
+def _line_gap(block: Sequence[Line]) -> float:
+    """The median white space between consecutive lines of ``block`` (0 for one line)."""
+    gaps = sorted(b.top - a.bottom for a, b in zip(block, block[1:], strict=False))
+    return gaps[len(gaps) // 2] if gaps else 0.0
+
+
+def _figure_under(chunk: Chunk, row: Line) -> bool:
+    """``chunk`` is a figure standing under one of ``row``'s figures (not under its label)."""
+    return is_numeric(chunk.text) and any(
+        is_numeric(c.text) and min(c.x1, chunk.x1) - max(c.x0, chunk.x0) > 0.5 * (chunk.x1 - chunk.x0)
+        for c in row.chunks[1:]
+    )
 
 
 def separators(block: Sequence[Line], head: int = 0) -> list[float]:
@@ -270,10 +289,39 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
     return [*reversed(collected[:commit]), *block]
 
 
+MIN_BODY_LINES = 2  # data lines with two cells or more that set the columns without the header
+
+
+def column_separators(block: Sequence[Line]) -> list[float]:
+    """The block's column boundaries, from its data lines when at least ``MIN_BODY_LINES`` of
+    them have two cells or more: header labels are centred over their columns and often wider
+    than them ("West Oxon" over "38,900", "West Oxon" over "(%)"), or are a chart's axis labels
+    above the table, so their gaps do not stand where the figures' gaps do; a header label
+    crossing a boundary is then placed by ``build_grid``. A boundary every line gives and the
+    data lines alone do not (a sparse column the header names) is kept where no data boundary
+    stands in the same gap. Otherwise from every line."""
+    head = first_data_line(block)
+    seps = separators(block, head)
+    body = block[head:]
+    figures = any(is_numeric(c.text) and not is_year(c.text) for c in block[head].chunks[1:])
+    if head == 0 or not figures or sum(len(ln.chunks) >= 2 for ln in body) < MIN_BODY_LINES:
+        return seps  # no data line: a text table's columns (or prose) set by all its lines
+    own = separators(body)
+    if not own:
+        return seps
+    chunks = [c for ln in body for c in ln.chunks]
+
+    def same_gap(a: float, b: float) -> bool:
+        lo, hi = min(a, b), max(a, b)
+        return not any(c.x1 > lo and c.x0 < hi for c in chunks)
+
+    return sorted([*own, *(s for s in seps if not any(same_gap(s, b) for b in own))])
+
+
 def table_from_block(
     block: Sequence[Line], above: Sequence[Line] = (), rules: Sequence[Rule] = ()
 ) -> UnruledTable | None:
-    seps = separators(block, first_data_line(block))
+    seps = column_separators(block)
     if not seps:
         return None
     block = extend_up(block, above, seps)
@@ -294,6 +342,7 @@ def table_from_block(
         grid, header, spans = header_by_rules(grid, header, seps, rules)
     if not spans:  # labels wrapped over two header lines: one cell each
         grid, header = join_wrapped_header(grid, header)
+    grid = lift_column_spans(grid, header)
     used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
     grid = [[row[j] for j in used] for row in grid]
     names = column_names(grid, header, kept_spans(spans, used)) if spans else ()

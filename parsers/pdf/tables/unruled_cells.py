@@ -135,18 +135,57 @@ def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]
     the first column it covers; elsewhere words go to the column holding their centre."""
     n = len(seps) + 1
     head = first_data_line(block)
+    strips = _body_gaps(block[head:], seps)
     grid: Grid = []
     for i, line in enumerate(block):
         row: list[list[Word]] = [[] for _ in range(n)]
+        own = _line_seps(line, seps, strips) if i < head else seps
         for c in line.chunks:
-            first, last = _slot(c.x0 + 1, seps), _slot(c.x1 - 1, seps)
+            first, last = _slot(c.x0 + 1, own), _slot(c.x1 - 1, own)
             if i < head and first != last:
-                row[_label_slot(c, seps, first, last)].extend(c.words)
+                row[_label_slot(c, own, first, last)].extend(c.words)
                 continue
             for w in c.words:
-                row[_slot((w.x0 + w.x1) / 2, seps)].append(w)
+                row[_slot((w.x0 + w.x1) / 2, own)].append(w)
         grid.append(row)
     return grid, head
+
+
+def _body_gaps(body: Sequence[Line], seps: Sequence[float]) -> list[tuple[float, float]]:
+    """For each boundary, the white strip around it between the body's chunks."""
+    chunks = [c for ln in body for c in ln.chunks]
+    return [
+        (
+            max((c.x1 for c in chunks if c.x1 <= s), default=s),
+            min((c.x0 for c in chunks if c.x0 >= s), default=s),
+        )
+        for s in seps
+    ]
+
+
+def _line_seps(line: Line, seps: Sequence[float], strips: Sequence[tuple[float, float]]) -> list[float]:
+    """A header line's own boundaries: where the line has a gap between two chunks inside the
+    body's white strip around a boundary, its boundary there is the middle of that gap (header
+    labels wider than their figures part where they part, not where the figures do: "West Oxon"
+    twice over "38,900" and "(%)", each label line with its own gaps)."""
+    out = list(seps)
+
+    def meets(gap: tuple[float, float], strip: tuple[float, float]) -> bool:
+        return gap[0] < strip[1] and gap[1] > strip[0]
+
+    pairs = zip(line.chunks, line.chunks[1:], strict=False)
+    gaps = [(a.x1, b.x0) for a, b in pairs]
+    gaps = [g for g in gaps if sum(meets(g, st) for st in strips) == 1]  # not one across columns
+    for k, (lo, hi) in enumerate(strips):
+        inside = [(a, b) for a, b in gaps if meets((a, b), (lo, hi))]
+        if len(inside) == 1:
+            a, b = inside[0]
+            mid = (max(a, lo) + min(b, hi)) / 2
+            left = out[k - 1] if k else -1e9
+            right = seps[k + 1] if k + 1 < len(seps) else 1e9
+            if left < mid < right:
+                out[k] = mid
+    return out
 
 
 def _label_slot(chunk: Chunk, seps: Sequence[float], first: int, last: int) -> int:
@@ -252,6 +291,27 @@ def _span_group(grid: Grid, start: int, i: int) -> int | None:
         and abs((_extent(grid[i - up])[0] + _extent(grid[i + down])[1]) / 2 - middle) <= tolerance
     ]
     return max(fits)[1] if fits else None
+
+
+def lift_column_spans(grid: Grid, header: int) -> Grid:
+    """A value set once across a row's value columns ("YES" centred over four model columns)
+    stands in a column of its own between them: that column has no header label and each of its
+    cells is the only value of its row. Such a cell goes to the first value column (a label
+    spanning columns sits in the first it spans), and its column empties."""
+    cols = [k for k in range(1, len(grid[0]) if grid else 0) if any(row[k] for row in grid)]
+    if not 0 < header < len(grid) or len(cols) < 3:
+        return grid
+    out = [list(r) for r in grid]
+    for j in cols[1:-1]:
+        rows = [i for i in range(header, len(out)) if out[i][j]]
+        named = all(any(out[i][k] for i in range(header)) for k in cols if k != j)
+        if not rows or any(out[i][j] for i in range(header)) or not named:
+            continue
+        if any(out[i][k] for i in rows for k in cols if k != j):
+            continue
+        for i in rows:
+            out[i][cols[0]], out[i][j] = out[i][j], []
+    return out
 
 
 def _extent(row: Sequence[Sequence[Word]]) -> tuple[float, float]:

@@ -1,0 +1,178 @@
+"""Unruled-table layouts met on the real-table dev set's fit half (eval/pdf-real, issue 24), each
+drawn anew with reportlab and read through the PDF parser: header labels wider than their figure
+columns, a regression table with one model per column (stars set apart, standard errors on lines
+of their own, the last one too), a value set once across a row's model columns, and prose columns
+beside a few rows of figures (no table of them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.pdf.tables.unruled_guards import rejection
+from parsers.source import SourceFile
+
+HEIGHT = A4[1]
+
+
+def _tables(path: Path) -> list[list[tuple[str, ...]]]:
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    return [[tuple(r) for r in (*b.table.header, *b.table.body)] for b in doc.blocks if b.table is not None]
+
+
+def _centred(c: canvas.Canvas, text: str, middle: float, y: float, size: float = 10.0) -> None:
+    c.setFont("Helvetica", size)
+    c.drawString(middle - c.stringWidth(text, "Helvetica", size) / 2, y, text)
+
+
+def _right(c: canvas.Canvas, text: str, right: float, y: float, size: float = 10.0) -> None:
+    c.setFont("Helvetica", size)
+    c.drawString(right - c.stringWidth(text, "Helvetica", size), y, text)
+
+
+# --- header labels wider than their columns -------------------------------------------------------
+
+JOBS = (
+    ("Total employee jobs", "38,900", "-", "-", "-"),
+    ("Full-time", "26,800", "68.8", "69.0", "68.8"),
+    ("Part-time", "12,200", "31.2", "31.0", "31.2"),
+    ("Manufacturing", "5,300", "13.6", "8.1", "10.2"),
+    ("Construction", "2,100", "5.5", "4.5", "4.8"),
+    ("Services", "30,600", "78.5", "85.7", "83.5"),
+    ("Distribution, hotels", "9,500", "24.5", "24.6", "23.4"),
+    ("Transport", "1,600", "4.2", "5.9", "5.8"),
+    ("Finance, IT", "8,100", "20.8", "24.0", "22.0"),
+    ("Public admin", "7,700", "19.8", "25.6", "27.0"),
+    ("Other services", "3,600", "9.2", "5.6", "5.3"),
+    ("Tourism-related", "4,800", "12.4", "8.2", "8.2"),
+)  # twelve rows: a body cell may overflow into a gap, so the labels' overlaps count as gaps
+FIRST = ("West Oxon", "West Oxon", "South East", "GB")
+SECOND = ("(employee jobs)", "(%)", "(%)", "(%)")
+FIRST_X = (187.0, 256.0, 322.0, 380.0)  # labels set from the left of their columns
+SECOND_X = (187.0, 290.0, 349.0, 382.0)
+RIGHTS = (236.0, 306.0, 364.0, 398.0)  # right edges of the figure columns
+
+
+def draw_wide_labels(path: Path) -> None:
+    """Two header lines of labels wider than their figure columns: "West Oxon" twice, 17 pt
+    apart, over "38,900" and "(%)"; "(employee jobs)" under the first reaches past the start of
+    the second. The gaps between the labels are not where the gap between the figures is, and
+    each header line parts its labels at its own place: on main the two "West Oxon" became one
+    cell and the labels after them one column off."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    for labels, xs, y, size in ((FIRST, FIRST_X, HEIGHT - 100, 10.5), (SECOND, SECOND_X, HEIGHT - 112, 10)):
+        c.setFont("Helvetica", size)
+        for text, x in zip(labels, xs, strict=True):
+            c.drawString(x, y, text)
+    y = HEIGHT - 128
+    for label, *values in JOBS:
+        c.setFont("Helvetica", 10)
+        c.drawString(30, y, label)
+        for text, right in zip(values, RIGHTS, strict=True):
+            _right(c, text, right, y)
+        y -= 12
+    c.save()
+
+
+def test_header_labels_wider_than_their_columns_keep_apart(tmp_path: Path) -> None:
+    path = tmp_path / "wide_labels.pdf"
+    draw_wide_labels(path)
+    (table,) = _tables(path)
+    header = ("", *(f"{a}\n{b}" for a, b in zip(FIRST, SECOND, strict=True)))
+    assert table == [header, *JOBS]
+
+
+# --- a regression table: one model per column ---------------------------------------------------
+
+MODELS = ("Z_score (1)", "Z_score (2)", "Z_score (3)", "Z_score (4)")
+VARIABLES = (("ln_A", "2.195", "***", "(0.851)"), ("ln_B", "1.104", "*", "(0.608)"))
+VARIABLES += (("ln_C", "2.341", "**", "(0.795)"), ("ln_D", "0.498", "", "(0.633)"))
+MODEL_X = (180.0, 270.0, 360.0, 450.0)
+
+
+def _coefficient(c: canvas.Canvas, value: str, stars: str, x: float, y: float) -> None:
+    c.setFont("Times-Roman", 11)
+    c.drawString(x, y, value)
+    if stars:  # smaller, raised, touching the figure: the text layer keeps them a word apart
+        c.setFont("Times-Roman", 7)
+        c.drawString(x + c.stringWidth(value, "Times-Roman", 11), y + 4, stars)
+
+
+def test_regression_table_one_model_per_column(tmp_path: Path) -> None:
+    """Each variable's coefficient stands in its own model's column, its standard error on the
+    line under it (1.5 line spacing), so most cells are empty and only the last row holds a
+    figure without stars: on main the stars made "2.195 ***" no figure, every line above the last
+    a header line, the label column joined the first model's, and the last standard error, a
+    lone line under the table, was cut off."""
+    path = tmp_path / "diagonal.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Times-Roman", 11)
+    for text, x in zip(MODELS, MODEL_X, strict=True):
+        c.drawString(x, HEIGHT - 100, text)
+    y = HEIGHT - 122
+    for k, (label, value, stars, error) in enumerate(VARIABLES):
+        c.setFont("Times-Roman", 11)
+        c.drawString(70, y, label)
+        _coefficient(c, value, stars, MODEL_X[k] + 6, y)
+        c.setFont("Times-Roman", 11)
+        c.drawString(MODEL_X[k] + 6, y - 21.6, error)
+        y -= 43.2
+    c.save()
+    (table,) = _tables(path)
+    expected = [("", *MODELS)]
+    for k, (label, value, stars, error) in enumerate(VARIABLES):
+        expected.append((label, *("" if j != k else value + stars for j in range(4))))
+        expected.append(("", *("" if j != k else error for j in range(4))))
+    assert table == expected
+
+
+def test_value_set_once_across_model_columns_sits_in_the_first(tmp_path: Path) -> None:
+    """ "YES" centred across four model columns (fixed effects included in every model) stands
+    between the second and third columns; on main it made a column of its own there."""
+    path = tmp_path / "spanning_yes.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Times-Roman", 11)
+    for text, x in zip(MODELS, MODEL_X, strict=True):
+        c.drawString(x, HEIGHT - 100, text)
+    rows = (("Top1", "0.00592", "0.00595", "0.00603", "0.00643"), ("N", "5580", "5580", "5580", "5580"))
+    rows += (("R-squared", "0.279", "0.279", "0.279", "0.277"),)
+    y = HEIGHT - 120
+    for label, *values in rows:
+        c.drawString(70, y, label)
+        for text, x in zip(values, MODEL_X, strict=True):
+            c.drawString(x + 6, y, text)
+        y -= 20
+    for label in ("Industry-FE", "Year-FE"):
+        c.setFont("Times-Roman", 11)
+        c.drawString(70, y, label)
+        _centred(c, "YES", (MODEL_X[0] + MODEL_X[3] + 60) / 2, y, 11)
+        y -= 20
+    c.save()
+    (table,) = _tables(path)
+    assert table == [
+        ("", *MODELS),
+        *rows,
+        ("Industry-FE", "YES", "", "", ""),
+        ("Year-FE", "YES", "", "", ""),
+    ]
+
+
+# --- prose columns beside a few rows of figures ---------------------------------------------------
+
+
+def test_prose_columns_beside_a_few_figure_rows_are_no_table() -> None:
+    """Two columns of sentence-long cells down every row and figure columns in a third of the
+    rows: text columns read together with a small table beside them (a page whose gutters the
+    column finder missed), which main passed as one table."""
+    prose = ("the pupils achieve good results", "There are two Church schools")
+    rows = [(prose[0], prose[1], "", "", "") for _ in range(12)]
+    for i in (3, 5, 7, 9):
+        rows[i] = (prose[0], prose[1], "Wood Green School", "62%", "56%")
+    rows.insert(0, ("", "", "", "2008", "2009"))
+    assert rejection(rows, 1) is not None
+    small = [("", "2008", "2009"), *(("Wood Green School", "62%", "56%") for _ in range(4))]
+    assert rejection(small, 1) is None
