@@ -176,3 +176,56 @@ def test_prose_columns_beside_a_few_figure_rows_are_no_table() -> None:
     assert rejection(rows, 1) is not None
     small = [("", "2008", "2009"), *(("Wood Green School", "62%", "56%") for _ in range(4))]
     assert rejection(small, 1) is None
+
+
+# --- row labels over groups of rows, in a column of their own, beside prose -------------------------
+
+GROUPS = (("DP", (("NLL", "44.9", "66.8"), ("Triplet", "41.6", "65.0"))),)
+GROUPS += (("L2", (("NLL", "43.5", "64.7"), ("Triplet", "42.2", "66.0"))),)
+GROUPS += (("Cos", (("NLL", "41.0", "62.2"), ("Triplet", "40.3", "63.9"))),)
+PROSE = (
+    "We compare the similarity functions and the",
+    "losses used to train the dual encoder, with",
+    "the rest of the setup fixed for all the runs",
+    "of the model. The dot product with negative",
+    "log likelihood wins.",  # shares its line with the group label "L2"
+    "The other functions come close to it on every",
+    "retrieval cut-off, and the triplet loss with",
+    "the L2 distance is the weakest of the group,",
+    "still far above the term-matching baseline.",
+)
+
+
+def draw_group_labels(path: Path) -> None:
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Times-Roman", 10.9)
+    for k, text in enumerate(PROSE):  # left column, 13.6 pt pitch; the right column's rows: 13.5
+        c.drawString(72, HEIGHT - 100 - 13.6 * k, text)
+    top = HEIGHT - 100
+    for text, x in (("Sim", 312.8), ("Loss", 338.9), ("Top-1", 380.0), ("Top-5", 413.7)):
+        c.drawString(x, top, text)
+    y = top - 20.0
+    for label, rows in GROUPS:
+        c.drawString(312.8, y - 6.75, label)  # centred beside its two rows
+        for loss, *values in rows:
+            c.drawString(338.9, y, loss)
+            for text, x in zip(values, (380.0, 413.7), strict=True):
+                c.drawString(x, y, text)
+            y -= 13.5
+        y -= 5.0
+    c.save()
+
+
+def test_row_labels_over_groups_of_rows_in_a_column_of_their_own(tmp_path: Path) -> None:
+    """A label over each group of two rows ("DP", "L2", "Cos"), set once on a line of its own
+    between them, left of the row labels, in the right column of a two-column page: no line
+    with two cells reaches that column, and one label shares a line with a short prose line of
+    the left column. On main the label column joined the row labels (each group label a row of
+    its own) and the shared line stayed with the prose."""
+    path = tmp_path / "group_labels.pdf"
+    draw_group_labels(path)
+    (table,) = _tables(path)
+    expected = [("Sim", "Loss", "Top-1", "Top-5")]
+    for label, rows in GROUPS:
+        expected += [(label if k == 0 else "", *row) for k, row in enumerate(rows)]
+    assert table == expected

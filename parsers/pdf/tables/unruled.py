@@ -34,9 +34,7 @@ from parsers.pdf.tables.unruled_cells import (
     Chunk,
     Line,
     Word,
-    build_grid,
     cell_text,
-    first_data_line,
     group_lines,
     header_count,
     labels_on_the_right,
@@ -45,6 +43,7 @@ from parsers.pdf.tables.unruled_cells import (
     merge_wrapped,
     trim_tail,
 )
+from parsers.pdf.tables.unruled_columns import CHUNK_GAP, build_grid, column_separators, separators
 from parsers.pdf.tables.unruled_frame import frame
 from parsers.pdf.tables.unruled_guards import is_data_table, is_numeric, is_year
 from parsers.pdf.tables.unruled_header import (
@@ -67,9 +66,9 @@ __all__ = [
     "lanes",
     "page_fold",
     "page_gutter",
+    "separators",
 ]
 
-CHUNK_GAP = 0.6  # x font size: a gap wider than this between two words may separate two cells
 MAX_LINE_GAP = 2.2  # x line height: a wider vertical gap ends a table
 MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, wrapped labels)
 MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
@@ -175,87 +174,6 @@ def _figure_under(chunk: Chunk, row: Line) -> bool:
     )
 
 
-def separators(block: Sequence[Line], head: int = 0) -> list[float]:
-    """Column boundaries: the middle of each x-strip that (almost) no chunk of the block's
-    multi-chunk lines covers, where enough lines have text on both sides; then a column holding
-    only header text (lines before ``head``) joins the body column its text stands over (a label
-    wider than its figures, or one between two boundaries)."""
-    multi = [ln for ln in block if len(ln.chunks) >= 2]
-    lo = int(min(c.x0 for ln in multi for c in ln.chunks))
-    hi = int(max(c.x1 for ln in multi for c in ln.chunks)) + 1
-    cover = [0] * (hi - lo + 1)
-    for ln in multi:
-        for c in ln.chunks:
-            for x in range(int(c.x0) - lo, min(int(c.x1) - lo + 1, len(cover))):
-                cover[x] += 1
-    allow = len(multi) // 6  # a body cell may overflow into a column gap
-    need = max(2, int(0.3 * len(multi) + 0.5))
-    out: list[float] = []
-    x = 0
-    while x < len(cover):
-        if cover[x] > allow:
-            x += 1
-            continue
-        end = x
-        while end < len(cover) and cover[end] <= allow:
-            end += 1
-        if x > 0 and end < len(cover):
-            sep = lo + _best_strip(cover[x:end], x)
-            both = sum(1 for ln in multi if ln.chunks[0].x0 < sep < ln.chunks[-1].x1)
-            if both >= need:
-                out.append(sep)
-        x = end
-    return _drop_header_only(block, head, out)
-
-
-def _drop_header_only(block: Sequence[Line], head: int, seps: list[float]) -> list[float]:
-    body = [w for ln in block[head:] for w in ln.words]
-    header = [w for ln in block[:head] for w in ln.words]
-    seps = list(seps)
-    changed = True
-    while changed and seps:
-        changed = False
-        bounds = [-1e9, *seps, 1e9]
-        for j in range(len(bounds) - 1):
-            in_slot = [w for w in body if bounds[j] < (w.x0 + w.x1) / 2 <= bounds[j + 1]]
-            if in_slot:
-                continue
-            labels = [w for w in header if bounds[j] < (w.x0 + w.x1) / 2 <= bounds[j + 1]]
-            right = [
-                w for w in body if bounds[j + 1] < (w.x0 + w.x1) / 2 <= bounds[min(j + 2, len(bounds) - 1)]
-            ]
-            joins_right = j + 1 < len(seps) + 1 and any(
-                min(a.x1, b.x1) > max(a.x0, b.x0) for a in labels for b in right
-            )
-            if joins_right and j < len(seps):
-                del seps[j]
-            elif j > 0:
-                del seps[j - 1]
-            else:
-                continue
-            changed = True
-            break
-    return seps
-
-
-def _best_strip(strip: Sequence[int], offset: int) -> float:
-    """Middle of the longest run of the lowest coverage in ``strip`` (offsets from ``lo``)."""
-    low = min(strip)
-    best = (0, 0)
-    i = 0
-    while i < len(strip):
-        if strip[i] != low:
-            i += 1
-            continue
-        j = i
-        while j < len(strip) and strip[j] == low:
-            j += 1
-        if j - i > best[1] - best[0]:
-            best = (i, j)
-        i = j
-    return offset + (best[0] + best[1]) / 2
-
-
 def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float]) -> list[Line]:
     """``block`` with the header lines above it that its blocking left out: lines of column labels
     (no figures) up to ``HEADER_GAP`` line heights above (a header set apart by a rule), a label
@@ -287,35 +205,6 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
             break
         top = line.top
     return [*reversed(collected[:commit]), *block]
-
-
-MIN_BODY_LINES = 2  # data lines with two cells or more that set the columns without the header
-
-
-def column_separators(block: Sequence[Line]) -> list[float]:
-    """The block's column boundaries, from its data lines when at least ``MIN_BODY_LINES`` of
-    them have two cells or more: header labels are centred over their columns and often wider
-    than them ("West Oxon" over "38,900", "West Oxon" over "(%)"), or are a chart's axis labels
-    above the table, so their gaps do not stand where the figures' gaps do; a header label
-    crossing a boundary is then placed by ``build_grid``. A boundary every line gives and the
-    data lines alone do not (a sparse column the header names) is kept where no data boundary
-    stands in the same gap. Otherwise from every line."""
-    head = first_data_line(block)
-    seps = separators(block, head)
-    body = block[head:]
-    figures = any(is_numeric(c.text) and not is_year(c.text) for c in block[head].chunks[1:])
-    if head == 0 or not figures or sum(len(ln.chunks) >= 2 for ln in body) < MIN_BODY_LINES:
-        return seps  # no data line: a text table's columns (or prose) set by all its lines
-    own = separators(body)
-    if not own:
-        return seps
-    chunks = [c for ln in body for c in ln.chunks]
-
-    def same_gap(a: float, b: float) -> bool:
-        lo, hi = min(a, b), max(a, b)
-        return not any(c.x1 > lo and c.x0 < hi for c in chunks)
-
-    return sorted([*own, *(s for s in seps if not any(same_gap(s, b) for b in own))])
 
 
 def table_from_block(

@@ -116,10 +116,6 @@ def _cjk_chars(text: str) -> int:
 Grid = list[list[list[Word]]]  # rows x columns x words
 
 
-def _slot(x: float, seps: Sequence[float]) -> int:
-    return sum(1 for s in seps if x > s)
-
-
 def first_data_line(block: Sequence[Line]) -> int:
     """Index of the first line with a number (not a year) after its first chunk: the lines above
     are header lines (1 when no line has one: a text table's first line)."""
@@ -127,76 +123,6 @@ def first_data_line(block: Sequence[Line]) -> int:
         if any(is_numeric(c.text) and not is_year(c.text) for c in line.chunks[1:]):
             return i
     return 1
-
-
-def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]:
-    """Each line as a row of columns (words per cell), and how many leading lines are header
-    lines. In a header line a chunk overlapping several columns is one spanning label, placed in
-    the first column it covers; elsewhere words go to the column holding their centre."""
-    n = len(seps) + 1
-    head = first_data_line(block)
-    strips = _body_gaps(block[head:], seps)
-    grid: Grid = []
-    for i, line in enumerate(block):
-        row: list[list[Word]] = [[] for _ in range(n)]
-        own = _line_seps(line, seps, strips) if i < head else seps
-        for c in line.chunks:
-            first, last = _slot(c.x0 + 1, own), _slot(c.x1 - 1, own)
-            if i < head and first != last:
-                row[_label_slot(c, own, first, last)].extend(c.words)
-                continue
-            for w in c.words:
-                row[_slot((w.x0 + w.x1) / 2, own)].append(w)
-        grid.append(row)
-    return grid, head
-
-
-def _body_gaps(body: Sequence[Line], seps: Sequence[float]) -> list[tuple[float, float]]:
-    """For each boundary, the white strip around it between the body's chunks."""
-    chunks = [c for ln in body for c in ln.chunks]
-    return [
-        (
-            max((c.x1 for c in chunks if c.x1 <= s), default=s),
-            min((c.x0 for c in chunks if c.x0 >= s), default=s),
-        )
-        for s in seps
-    ]
-
-
-def _line_seps(line: Line, seps: Sequence[float], strips: Sequence[tuple[float, float]]) -> list[float]:
-    """A header line's own boundaries: where the line has a gap between two chunks inside the
-    body's white strip around a boundary, its boundary there is the middle of that gap (header
-    labels wider than their figures part where they part, not where the figures do: "West Oxon"
-    twice over "38,900" and "(%)", each label line with its own gaps)."""
-    out = list(seps)
-
-    def meets(gap: tuple[float, float], strip: tuple[float, float]) -> bool:
-        return gap[0] < strip[1] and gap[1] > strip[0]
-
-    pairs = zip(line.chunks, line.chunks[1:], strict=False)
-    gaps = [(a.x1, b.x0) for a, b in pairs]
-    gaps = [g for g in gaps if sum(meets(g, st) for st in strips) == 1]  # not one across columns
-    for k, (lo, hi) in enumerate(strips):
-        inside = [(a, b) for a, b in gaps if meets((a, b), (lo, hi))]
-        if len(inside) == 1:
-            a, b = inside[0]
-            mid = (max(a, lo) + min(b, hi)) / 2
-            left = out[k - 1] if k else -1e9
-            right = seps[k + 1] if k + 1 < len(seps) else 1e9
-            if left < mid < right:
-                out[k] = mid
-    return out
-
-
-def _label_slot(chunk: Chunk, seps: Sequence[float], first: int, last: int) -> int:
-    """Column of a header label crossing a column boundary: the one holding 70 % of its width
-    (a label overhanging its column), else the first it covers (a label spanning columns)."""
-    bounds = [-1e9, *seps, 1e9]
-    width = (chunk.x1 - chunk.x0) or 1.0
-    for j in range(first, last + 1):
-        if min(chunk.x1, bounds[j + 1]) - max(chunk.x0, bounds[j]) >= 0.7 * width:
-            return j
-    return first
 
 
 def _starts_lower(cell: Sequence[Word]) -> bool:
@@ -244,27 +170,32 @@ def lift_row_spans(grid: Grid, head: int) -> Grid:
     a line has its own row, between rows of the group, so it is put in the group's first row (as
     for a label spanning columns, it sits in the first cell it spans). A line qualifies when it
     holds the row label, its cells are empty in the rows above and below it, those rows hold
-    cells of their own, and as many such rows lie above it as below (one more or less)."""
+    cells of their own, and as many such rows lie above it as below (one more or less). Rows a
+    label above already spans are not the next label's ("DP", "L2", "Cos" over two rows each:
+    "L2" is also centred on the four rows around it)."""
     start = body_start(grid, head)
     out = [list(r) for r in grid]
     i = start + 1
+    floor = start  # the first row no label above has taken
     while i < len(out) - 1:
-        group = _span_group(out, start, i)
+        group = _span_group(out, floor, i)
         if group is None:
             i += 1
             continue
-        first = out[group]
+        first, size = out[group[0]], group[1]
         for j, cell in enumerate(out[i]):
             if cell:
                 first[j] = list(cell)
         del out[i]
+        floor = group[0] + size
     return out
 
 
-def _span_group(grid: Grid, start: int, i: int) -> int | None:
-    """The first row of the group that row ``i``'s cells span (``lift_row_spans``), or None: of
-    the rows around it whose cells in its columns are empty, the most (as many above as below,
-    one more or less) whose middle is the label's middle (within a third of a line)."""
+def _span_group(grid: Grid, start: int, i: int) -> tuple[int, int] | None:
+    """The first row and the size of the group that row ``i``'s cells span (``lift_row_spans``;
+    rows from ``start`` on), or None: of the rows around it whose cells in its columns are empty,
+    the most (as many above as below, one more or less) whose middle is the label's middle
+    (within a third of a line)."""
     row = grid[i]
     spans = [j for j, cell in enumerate(row) if cell]
     if not row[0] or not any(c for j, c in enumerate(grid[i - 1]) if j not in spans):
@@ -290,7 +221,7 @@ def _span_group(grid: Grid, start: int, i: int) -> int | None:
         if abs(up - down) <= 1
         and abs((_extent(grid[i - up])[0] + _extent(grid[i + down])[1]) / 2 - middle) <= tolerance
     ]
-    return max(fits)[1] if fits else None
+    return (max(fits)[1], max(fits)[0]) if fits else None
 
 
 def lift_column_spans(grid: Grid, header: int) -> Grid:
