@@ -25,6 +25,7 @@ Rotated tables (characters drawn with a 90/180/270 degree matrix) are turned upr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -182,10 +183,9 @@ def _boxed_caption(
         if not (full_width and at_edge and bottom - top < 0.5 * (ys[-1] - ys[0])):
             continue
         text = " ".join(texts[i].split())
-        band = (
-            top <= ys[0] + tol and len(ys) >= 4 and _title_line(texts[i]) and _shaded(cell.bbox, bands, tol)
-        )
-        if TABLE_CAPTION.match(text) or band:
+        first = top <= ys[0] + tol and len(ys) >= 4
+        band = first and _title_line(texts[i]) and _shaded(cell.bbox, bands, tol)
+        if TABLE_CAPTION.match(text) or band or (first and _numbered_headings(texts[i])):
             return text, [k for k in everything if k != i]
     return None, everything
 
@@ -221,6 +221,17 @@ def _shaded(box: BBox, bands: Sequence[BBox], tol: float) -> bool:
         b[0] <= x0 + tol and b[2] >= x1 - tol and b[1] <= top + tol and bottom - tol <= b[3] <= bottom + tol
         for b in bands
     )
+
+
+_SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?\s+\S")  # "1.3 Other charge conditions", "2.1.4. Scope"
+
+
+def _numbered_headings(text: str) -> bool:
+    """Every line of the text starts with a section number and holds a word: the document's own
+    numbered headings drawn inside the table's frame ("1.3 Other charge conditions" / "1.3.1
+    Step charge" over a specification table), not a row of it."""
+    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
+    return bool(lines) and all(_SECTION_NUMBER.match(ln) and any(ch.isalpha() for ch in ln) for ln in lines)
 
 
 def _title_line(text: str) -> bool:
