@@ -263,3 +263,37 @@ def test_numbered_headings_in_the_frame_are_the_title(tmp_path: Path) -> None:
     (table,) = [b.table for b in doc.blocks if b.table is not None]
     assert [tuple(r) for r in (*table.header, *table.body)] == list(SPEC)
     assert table.title == "1.3 Other charge conditions 1.3.1 Step charge"
+
+
+# --- a diagram of boxes in a frame captioned as a figure ---------------------------------------------
+
+
+def draw_framed_boxes(path: Path, caption: str) -> None:
+    """Filled boxes meeting edge to edge (a grid to the ruled finder) with labels in them, an
+    arrow and an axis label beside them, all inside a frame, ``caption`` under the frame."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setStrokeColorRGB(0, 0, 1)
+    c.rect(130, HEIGHT - 450, 350, 215)  # the frame
+    c.setStrokeColorRGB(0, 0, 0)
+    for x, y, w, h, grey in ((235, 320, 108, 47, 0.2), (343, 320, 103, 47, 0.75), (235, 418, 151, 98, 0.75)):
+        c.setFillGray(grey)
+        c.rect(x, HEIGHT - y, w, h, fill=1, stroke=1)
+    c.setFillGray(0)
+    c.setFont("Helvetica-Bold", 14)
+    for text, x, y in (("Mandatory", 249, 303), ("Optional", 352, 303), ("Optional", 243, 410)):
+        c.drawString(x, HEIGHT - y, text)
+    c.drawString(253, HEIGHT - 255, "Quantity of phenomenon")
+    c.line(235, HEIGHT - 265, 443, HEIGHT - 265)
+    c.setFont("Helvetica-Bold", 10)
+    c.drawString(221, HEIGHT - 478, caption)
+    c.save()
+
+
+def test_boxes_in_a_frame_captioned_as_a_figure_are_no_table(tmp_path: Path) -> None:
+    """Main read the boxes as a two-row table ("Mandatory | Optional" / "Optional")."""
+    path = tmp_path / "figure.pdf"
+    draw_framed_boxes(path, "Figure 1 – Specifications expansion")
+    assert _tables(path) == []
+    path = tmp_path / "table.pdf"  # the same drawing captioned as a table stays one
+    draw_framed_boxes(path, "Table 1 – Specifications expansion")
+    assert _tables(path) == [[("Mandatory", "Optional"), ("Optional", "")]]

@@ -33,7 +33,7 @@ from typing import Any
 from parsers.model import Table
 from parsers.pdf.labels import TABLE_CAPTION
 from parsers.pdf.tables.captions import Caption as Caption
-from parsers.pdf.tables.captions import assign_captions, caption_box
+from parsers.pdf.tables.captions import assign_captions, caption_box, framed_figure
 from parsers.pdf.tables.captions import find_caption as find_caption
 from parsers.pdf.tables.cell_text import TextLine, cell_text, centre_in, dedupe_chars
 from parsers.pdf.tables.cell_text import centre_in_any as centre_in_any
@@ -270,11 +270,14 @@ def find_tables(page: Any) -> list[PageTable]:
     found = page.find_tables(settings)
     bands = band_fills(page.rects) if found else []
     out = []
+    area = float(page.width) * float(page.height)
     boxes: list[TextLine] = []  # captions printed in a box of their own (one or two cells)
     for t in found:
         cells = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells]
         x0, top, x1, bottom = (float(v) for v in t.bbox)
         result = table_from_cells(cells, page.chars, bands)
+        if result is not None and framed_figure(page.chars, page.rects, (x0, top, x1, bottom), area):
+            continue  # a diagram of boxes inside a frame captioned as a figure
         if result is not None:
             table, columns = result
             out.append(PageTable((x0, top, x1, bottom), table, columns))
