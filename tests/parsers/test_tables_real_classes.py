@@ -130,35 +130,41 @@ def test_regression_table_one_model_per_column(tmp_path: Path) -> None:
     assert table == expected
 
 
-def test_value_set_once_across_model_columns_sits_in_the_first(tmp_path: Path) -> None:
-    """ "YES" centred across four model columns (fixed effects included in every model) stands
-    between the second and third columns; on main it made a column of its own there."""
-    path = tmp_path / "spanning_yes.pdf"
+def draw_fixed_effects(path: Path, models: int) -> list[tuple[str, ...]]:
+    """A regression table of ``models`` model columns whose last two rows say "YES" once,
+    centred across all the model columns; returns the rows as the table should read."""
     c = canvas.Canvas(str(path), pagesize=A4)
     c.setFont("Times-Roman", 11)
-    for text, x in zip(MODELS, MODEL_X, strict=True):
+    xs = MODEL_X[:models]
+    for text, x in zip(MODELS, xs, strict=False):
         c.drawString(x, HEIGHT - 100, text)
-    rows = (("Top1", "0.00592", "0.00595", "0.00603", "0.00643"), ("N", "5580", "5580", "5580", "5580"))
-    rows += (("R-squared", "0.279", "0.279", "0.279", "0.277"),)
+    rows = [("Top1", "0.00592", "0.00595", "0.00603", "0.00643"), ("N", "5580", "5580", "5580", "5580")]
+    rows = [r[: models + 1] for r in [*rows, ("R-squared", "0.279", "0.279", "0.279", "0.277")]]
     y = HEIGHT - 120
     for label, *values in rows:
         c.drawString(70, y, label)
-        for text, x in zip(values, MODEL_X, strict=True):
+        for text, x in zip(values, xs, strict=True):
             c.drawString(x + 6, y, text)
         y -= 20
     for label in ("Industry-FE", "Year-FE"):
         c.setFont("Times-Roman", 11)
         c.drawString(70, y, label)
-        _centred(c, "YES", (MODEL_X[0] + MODEL_X[3] + 60) / 2, y, 11)
+        _centred(c, "YES", (xs[0] + xs[-1] + 60) / 2, y, 11)
+        rows.append((label, "YES", *([""] * (models - 1))))
         y -= 20
     c.save()
-    (table,) = _tables(path)
-    assert table == [
-        ("", *MODELS),
-        *rows,
-        ("Industry-FE", "YES", "", "", ""),
-        ("Year-FE", "YES", "", "", ""),
-    ]
+    return [("", *MODELS[:models]), *rows]
+
+
+def test_value_set_once_across_model_columns_sits_in_the_first(tmp_path: Path) -> None:
+    """ "YES" centred across the model columns (fixed effects included in every model): across
+    four it stands between the second and third columns, and main made a column of it there;
+    across three it falls into the middle column, where main left it."""
+    for models in (4, 3):
+        path = tmp_path / f"spanning_yes_{models}.pdf"
+        expected = draw_fixed_effects(path, models)
+        (table,) = _tables(path)
+        assert table == expected
 
 
 # --- prose columns beside a few rows of figures ---------------------------------------------------

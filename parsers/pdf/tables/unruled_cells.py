@@ -227,8 +227,9 @@ def _span_group(grid: Grid, start: int, i: int) -> tuple[int, int] | None:
 def lift_column_spans(grid: Grid, header: int) -> Grid:
     """A value set once across a row's value columns ("YES" centred over four model columns)
     stands in a column of its own between them: that column has no header label and each of its
-    cells is the only value of its row. Such a cell goes to the first value column (a label
-    spanning columns sits in the first it spans), and its column empties."""
+    cells is the only value of its row; or, centred on the value columns, it fell into the
+    middle one. Such a cell goes to the first value column (a label spanning columns sits in the
+    first it spans), and a column of its own empties."""
     cols = [k for k in range(1, len(grid[0]) if grid else 0) if any(row[k] for row in grid)]
     if not 0 < header < len(grid) or len(cols) < 3:
         return grid
@@ -242,7 +243,25 @@ def lift_column_spans(grid: Grid, header: int) -> Grid:
             continue
         for i in rows:
             out[i][cols[0]], out[i][j] = out[i][j], []
-    return out
+    return _centred_values_first(out, header, cols)
+
+
+def _centred_values_first(grid: Grid, header: int, cols: Sequence[int]) -> Grid:
+    """A row's only value, a word and not a figure ("YES", "Controlled"), centred on the value
+    columns (within a quarter of a column) goes to the first value column."""
+    values = [w for row in grid for k in cols for w in row[k]]
+    if not values:
+        return grid
+    lo, hi = min(w.x0 for w in values), max(w.x1 for w in values)
+    middle, pitch = (lo + hi) / 2, (hi - lo) / len(cols)
+    for row in grid[header:]:
+        filled = [k for k in cols if row[k]]
+        if len(filled) != 1 or filled[0] == cols[0] or is_numeric(cell_text(row[filled[0]])):
+            continue
+        cell = row[filled[0]]
+        if abs((min(w.x0 for w in cell) + max(w.x1 for w in cell)) / 2 - middle) < 0.25 * pitch:
+            row[cols[0]], row[filled[0]] = cell, []
+    return grid
 
 
 def _extent(row: Sequence[Sequence[Word]]) -> tuple[float, float]:
