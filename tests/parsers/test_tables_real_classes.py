@@ -243,15 +243,14 @@ SPEC = (("Cell temperature", "Charge profile"), ("< -20 C", "No charging"), ("-2
 SPEC += (("0 C to 45 C", "0.5 C to 100 %"),)
 
 
-def test_numbered_headings_in_the_frame_are_the_title(tmp_path: Path) -> None:
-    """A specification table whose frame also boxes the document's numbered headings above it
-    ("1.3 Other charge conditions" / "1.3.1 Step charge", one cell over the whole width): they
-    are its title, not its first row (main kept them as a row)."""
-    path = tmp_path / "spec.pdf"
+def draw_spec(path: Path, headings: tuple[str, ...]) -> None:
+    """A two-column specification table whose frame's first cell, over the whole width, holds
+    ``headings`` (one line each)."""
     c = canvas.Canvas(str(path), pagesize=A4)
     x0, xm, x1 = 60.0, 250.0, 480.0
-    top = HEIGHT - 80  # the heading cell holds two lines (34 pt), each row one (20 pt)
-    ys = [top, top - 34, *(top - 34 - 20.0 * k for k in range(1, len(SPEC) + 1))]
+    top = HEIGHT - 80  # the heading cell 14 pt a line plus 6, each row 20 pt
+    first = top - 14 * len(headings) - 6
+    ys = [top, first, *(first - 20.0 * k for k in range(1, len(SPEC) + 1))]
     c.setLineWidth(0.6)
     for y in ys:
         c.line(x0, y, x1, y)
@@ -259,16 +258,29 @@ def test_numbered_headings_in_the_frame_are_the_title(tmp_path: Path) -> None:
     c.line(x1, ys[0], x1, ys[-1])
     c.line(xm, ys[1], xm, ys[-1])
     c.setFont("Helvetica", 10)
-    c.drawString(x0 + 4, ys[0] - 13, "1.3 Other charge conditions")
-    c.drawString(x0 + 4, ys[0] - 27, "1.3.1 Step charge")
+    for k, text in enumerate(headings):
+        c.drawString(x0 + 4, top - 13 - 14 * k, text)
     for k, (left, right) in enumerate(SPEC):
         c.drawString(x0 + 4, ys[k + 1] - 14, left)
         c.drawString(xm + 4, ys[k + 1] - 14, right)
     c.save()
+
+
+def test_numbered_headings_in_the_frame_are_the_title(tmp_path: Path) -> None:
+    """A specification table whose frame also boxes the document's numbered headings above it
+    ("1.3 Other charge conditions" / "1.3.1 Step charge", one cell over the whole width): they
+    are its title, not its first row (main kept them as a row). One numbered title line stays a
+    row, as tabula's and pdfplumber's sets count a ruled title row."""
+    path = tmp_path / "spec.pdf"
+    draw_spec(path, ("1.3 Other charge conditions", "1.3.1 Step charge"))
     doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
     (table,) = [b.table for b in doc.blocks if b.table is not None]
     assert [tuple(r) for r in (*table.header, *table.body)] == list(SPEC)
     assert table.title == "1.3 Other charge conditions 1.3.1 Step charge"
+    path = tmp_path / "spec_one_title.pdf"
+    draw_spec(path, ("1.3 Other charge conditions",))
+    (rows,) = _tables(path)
+    assert rows == [("1.3 Other charge conditions", ""), *SPEC]
 
 
 # --- a diagram of boxes in a frame captioned as a figure ---------------------------------------------

@@ -223,15 +223,19 @@ def _shaded(box: BBox, bands: Sequence[BBox], tol: float) -> bool:
     )
 
 
-_SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?\s+\S")  # "1.3 Other charge conditions", "2.1.4. Scope"
+_SECTION_NUMBER = re.compile(r"^(\d+(?:\.\d+)+)\.?\s+\S")  # "1.3 Other charge conditions", "2.1.4. Scope"
 
 
 def _numbered_headings(text: str) -> bool:
-    """Every line of the text starts with a section number and holds a word: the document's own
-    numbered headings drawn inside the table's frame ("1.3 Other charge conditions" / "1.3.1
-    Step charge" over a specification table), not a row of it."""
+    """Lines of the document's own numbered headings, a heading and the sub-headings under it
+    ("1.3 Other charge conditions" / "1.3.1 Step charge"), drawn inside the table's frame over a
+    specification table: not a row of it. A single title line in a ruled row stays a row, as
+    tabula's and pdfplumber's sets count it ("1.1 JAL Group International Passenger Traffic")."""
     lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
-    return bool(lines) and all(_SECTION_NUMBER.match(ln) and any(ch.isalpha() for ch in ln) for ln in lines)
+    numbers = [
+        m.group(1) for ln in lines if (m := _SECTION_NUMBER.match(ln)) and any(c.isalpha() for c in ln)
+    ]
+    return len(lines) >= 2 and len(numbers) == len(lines) and numbers[1].startswith(numbers[0] + ".")
 
 
 def _title_line(text: str) -> bool:
