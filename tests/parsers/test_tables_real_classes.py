@@ -315,3 +315,43 @@ def test_boxes_in_a_frame_captioned_as_a_figure_are_no_table(tmp_path: Path) -> 
     path = tmp_path / "table.pdf"  # the same drawing captioned as a table stays one
     draw_framed_boxes(path, "Table 1 – Specifications expansion")
     assert _tables(path) == [[("Mandatory", "Optional"), ("Optional", "")]]
+
+
+# --- two open-frame tables of one width, close together ----------------------------------------------
+
+SALES = (("Region", "2019", "2020"), ("North", "12", "14"), ("South", "9", "11"), ("West", "7", "8"))
+STAFF = (("Region", "2019", "2020"), ("North", "120", "140"), ("South", "90", "110"))
+
+
+def _open_frame(c: canvas.Canvas, top: float, rows: tuple[tuple[str, ...], ...]) -> float:
+    """Rules between the rows and between the columns, no left or right border; the bottom."""
+    xs, y = (60.0, 200.0, 340.0, 480.0), top
+    c.setFont("Helvetica", 10)
+    for row in rows:
+        c.line(xs[0], HEIGHT - y, xs[-1], HEIGHT - y)
+        for x, text in zip(xs, row, strict=False):
+            c.drawString(x + 4, HEIGHT - y - 13, text)
+        y += 18
+    c.line(xs[0], HEIGHT - y, xs[-1], HEIGHT - y)
+    for x in xs[1:-1]:
+        c.line(x, HEIGHT - top, x, HEIGHT - y)
+    return y
+
+
+def test_two_open_frame_tables_of_one_width_stay_apart(tmp_path: Path) -> None:
+    """Two open-frame tables of the same width 30 pt apart, the second's caption between them:
+    the frame line implied down the rules' ends spans both, and main read one table with
+    "Table 2: Staff by region" as a row."""
+    path = tmp_path / "two_open_frames.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 10)
+    c.drawString(60, HEIGHT - 90, "Table 1: Sales by region")
+    bottom = _open_frame(c, 100.0, SALES)
+    c.setFont("Helvetica", 10)
+    c.drawString(60, HEIGHT - (bottom + 20), "Table 2: Staff by region")
+    _open_frame(c, bottom + 30, STAFF)
+    c.save()
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    tables = [b.table for b in doc.blocks if b.table is not None]
+    assert [[tuple(r) for r in (*t.header, *t.body)] for t in tables] == [list(SALES), list(STAFF)]
+    assert [t.title for t in tables] == ["Table 1: Sales by region", "Table 2: Staff by region"]

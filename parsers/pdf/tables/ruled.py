@@ -276,9 +276,20 @@ def find_tables(page: Any) -> list[PageTable]:
     out = []
     area = float(page.width) * float(page.height)
     boxes: list[TextLine] = []  # captions printed in a box of their own (one or two cells)
-    for t in found:
-        cells = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells]
-        x0, top, x1, bottom = (float(v) for v in t.bbox)
+    groups = [
+        group
+        for t in found
+        for group in split_at_captions(
+            [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells], page.chars
+        )
+    ]
+    for cells in groups:
+        x0, top, x1, bottom = (
+            min(c[0] for c in cells),
+            min(c[1] for c in cells),
+            max(c[2] for c in cells),
+            max(c[3] for c in cells),
+        )
         result = table_from_cells(cells, page.chars, bands)
         if result is not None and framed_figure(page.chars, page.rects, (x0, top, x1, bottom), area):
             continue  # a diagram of boxes inside a frame captioned as a figure
@@ -289,6 +300,37 @@ def find_tables(page: Any) -> list[PageTable]:
             box = caption_box(page.chars, (x0, top, x1, bottom))
             boxes.extend([box] if box is not None else [])
     return _titled_by_captions(out, page.chars, boxes)
+
+
+def split_at_captions(cells: list[BBox], chars: Sequence[Char], tol: float = 2.0) -> list[list[BBox]]:
+    """The cells of one grid, cut into the grids above and below each inner band of one cell over
+    the whole width holding a table caption: two open-frame tables of one width close together get
+    one implied frame line down both, and the ruled finder reads them as one grid with the second
+    table's caption as a row ("Table 2: Staff by region"). The caption's band leaves both; it
+    becomes the lower table's title."""
+    if len(cells) < 6:
+        return [cells]
+    left, top = min(c[0] for c in cells), min(c[1] for c in cells)
+    right, bottom = max(c[2] for c in cells), max(c[3] for c in cells)
+    bands = [
+        c
+        for c in cells
+        if c[0] <= left + tol and c[2] >= right - tol and c[1] > top + tol and c[3] < bottom - tol
+    ]
+    cuts = []
+    for band in bands:
+        text = " ".join(cell_text([ch for ch in chars if centre_in(ch, band)]).split())
+        if TABLE_CAPTION.match(text):
+            cuts.append(band)
+    if not cuts:
+        return [cells]
+    out: list[list[BBox]] = []
+    rest = [c for c in cells if c not in cuts]
+    for band in sorted(cuts, key=lambda b: b[1]):
+        out.append([c for c in rest if c[3] <= band[1] + tol])
+        rest = [c for c in rest if c[1] >= band[3] - tol]
+    out.append(rest)
+    return [group for group in out if group]
 
 
 def _titled_by_captions(
