@@ -7,6 +7,7 @@ The patterns differ on purpose, by what their caller must tell apart:
 - ``TABLE_LABEL`` (pdf/parser.py): a block before a table opening with a table label and a number.
 - ``TABLE_OR_FIGURE_LABEL`` (tables/unruled.py): a line that ends a whitespace table.
 - ``FIGURE_OR_TABLE_LABEL`` (headings.py): a label line, never a heading.
+- ``FIGURE_CAPTION`` (tables/captions.py): a figure caption under or over a framed drawing.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ TABLE_OR_FIGURE_LABEL = re.compile(
     rf"^({_either(*TABLE_WORDS, *FIGURE_WORDS, TABLE_ZH, FIGURE_ZH)}){_NUMBER_START}", re.IGNORECASE
 )
 # the label word in any case, then a number or a capital letter standing alone ("Figure A.1")
+# "Figure 1 – ...", "Fig. 2: ...", "图 3": a figure caption proper (a number, then punctuation or a word)
+FIGURE_CAPTION = re.compile(
+    rf"^(?i:{_either(*FIGURE_WORDS)})\s*\d+[A-Za-z]?(?:[.\-]\d+)*(?:\s*[:.\-|\u2013\u2014]|\s+(?=[A-Z(]))"
+    rf"|^{FIGURE_ZH}\s*\d"
+)
 FIGURE_OR_TABLE_LABEL = re.compile(
     rf"^(?i:{_either(*FIGURE_WORDS, *MORE_FIGURE_WORDS, *TABLE_WORDS, FIGURE_ZH, TABLE_ZH)})\s*(?:\d|[A-Z]\b)"
 )

@@ -9,7 +9,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from parsers.pdf.labels import TABLE_CAPTION
+from parsers.pdf.labels import FIGURE_CAPTION, TABLE_CAPTION
 from parsers.pdf.tables.cell_text import TextLine, centre_in, centre_in_any, text_lines
 from parsers.pdf.tables.rules import BBox, Char
 
@@ -155,3 +155,37 @@ def assign_captions(
                 claimed.update(group)
                 captions[k] = _caption_of(lines, group)
     return captions
+
+
+def framed_figure(chars: Sequence[Char], rects: Sequence[Any], box: BBox, page_area: float) -> bool:
+    """The grid at ``box`` is drawn inside a frame (a rectangle around it, with room for more: axis
+    labels, arrows) captioned as a figure (the line nearest under or over the frame, within
+    ``FIGURE_GAP`` font sizes: "Figure 1 – Specifications expansion"): a diagram of boxes, not a
+    table."""
+    frame = _frame_around(rects, box, page_area)
+    if frame is None:
+        return False
+    lines = [ln for ln in _near_lines(chars, [frame], [frame]) if _overlaps_x(ln, frame)]
+    below = [(ln.bbox[1] - frame[3], ln) for ln in lines if ln.bbox[1] >= frame[3] - 2]
+    above = [(frame[1] - ln.bbox[3], ln) for ln in lines if ln.bbox[3] <= frame[1] + 2]
+    nearest = [min(side, key=lambda g: g[0]) for side in (below, above) if side]
+    return any(gap <= FIGURE_GAP * ln.size and FIGURE_CAPTION.match(ln.text) for gap, ln in nearest)
+
+
+FIGURE_GAP = 3.0  # font sizes: the farthest a figure's caption stands from its frame
+FRAME_MARGIN = 6.0  # points: the least room a figure's frame leaves around the grid on some side
+
+
+def _frame_around(rects: Sequence[Any], box: BBox, page_area: float) -> BBox | None:
+    """The smallest drawn rectangle enclosing ``box`` with room to spare, smaller than half the
+    page (not a page border)."""
+    best: BBox | None = None
+    for r in rects:
+        x0, top, x1, bottom = (float(r["x0"]), float(r["top"]), float(r["x1"]), float(r["bottom"]))
+        inside = x0 <= box[0] + 1 and top <= box[1] + 1 and x1 >= box[2] - 1 and bottom >= box[3] - 1
+        room = max(box[0] - x0, box[1] - top, x1 - box[2], bottom - box[3]) >= FRAME_MARGIN
+        area = (x1 - x0) * (bottom - top)
+        smaller = best is None or area < (best[2] - best[0]) * (best[3] - best[1])
+        if inside and room and area < 0.5 * page_area and smaller:
+            best = (x0, top, x1, bottom)
+    return best

@@ -25,6 +25,7 @@ Rotated tables (characters drawn with a 90/180/270 degree matrix) are turned upr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -32,7 +33,7 @@ from typing import Any
 from parsers.model import Table
 from parsers.pdf.labels import TABLE_CAPTION
 from parsers.pdf.tables.captions import Caption as Caption
-from parsers.pdf.tables.captions import assign_captions, caption_box
+from parsers.pdf.tables.captions import assign_captions, caption_box, framed_figure
 from parsers.pdf.tables.captions import find_caption as find_caption
 from parsers.pdf.tables.cell_text import TextLine, cell_text, centre_in, dedupe_chars
 from parsers.pdf.tables.cell_text import centre_in_any as centre_in_any
@@ -182,10 +183,9 @@ def _boxed_caption(
         if not (full_width and at_edge and bottom - top < 0.5 * (ys[-1] - ys[0])):
             continue
         text = " ".join(texts[i].split())
-        band = (
-            top <= ys[0] + tol and len(ys) >= 4 and _title_line(texts[i]) and _shaded(cell.bbox, bands, tol)
-        )
-        if TABLE_CAPTION.match(text) or band:
+        first = top <= ys[0] + tol and len(ys) >= 4
+        band = first and _title_line(texts[i]) and _shaded(cell.bbox, bands, tol)
+        if TABLE_CAPTION.match(text) or band or (first and _numbered_headings(texts[i])):
             return text, [k for k in everything if k != i]
     return None, everything
 
@@ -221,6 +221,21 @@ def _shaded(box: BBox, bands: Sequence[BBox], tol: float) -> bool:
         b[0] <= x0 + tol and b[2] >= x1 - tol and b[1] <= top + tol and bottom - tol <= b[3] <= bottom + tol
         for b in bands
     )
+
+
+_SECTION_NUMBER = re.compile(r"^(\d+(?:\.\d+)+)\.?\s+\S")  # "1.3 Other charge conditions", "2.1.4. Scope"
+
+
+def _numbered_headings(text: str) -> bool:
+    """Lines of the document's own numbered headings, a heading and the sub-headings under it
+    ("1.3 Other charge conditions" / "1.3.1 Step charge"), drawn inside the table's frame over a
+    specification table: not a row of it. A single title line in a ruled row stays a row, as
+    tabula's and pdfplumber's sets count it ("1.1 JAL Group International Passenger Traffic")."""
+    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
+    numbers = [
+        m.group(1) for ln in lines if (m := _SECTION_NUMBER.match(ln)) and any(c.isalpha() for c in ln)
+    ]
+    return len(lines) >= 2 and len(numbers) == len(lines) and numbers[1].startswith(numbers[0] + ".")
 
 
 def _title_line(text: str) -> bool:
@@ -259,11 +274,25 @@ def find_tables(page: Any) -> list[PageTable]:
     found = page.find_tables(settings)
     bands = band_fills(page.rects) if found else []
     out = []
+    area = float(page.width) * float(page.height)
     boxes: list[TextLine] = []  # captions printed in a box of their own (one or two cells)
-    for t in found:
-        cells = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells]
-        x0, top, x1, bottom = (float(v) for v in t.bbox)
+    groups = [
+        group
+        for t in found
+        for group in split_at_captions(
+            [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells], page.chars
+        )
+    ]
+    for cells in groups:
+        x0, top, x1, bottom = (
+            min(c[0] for c in cells),
+            min(c[1] for c in cells),
+            max(c[2] for c in cells),
+            max(c[3] for c in cells),
+        )
         result = table_from_cells(cells, page.chars, bands)
+        if result is not None and framed_figure(page.chars, page.rects, (x0, top, x1, bottom), area):
+            continue  # a diagram of boxes inside a frame captioned as a figure
         if result is not None:
             table, columns = result
             out.append(PageTable((x0, top, x1, bottom), table, columns))
@@ -271,6 +300,37 @@ def find_tables(page: Any) -> list[PageTable]:
             box = caption_box(page.chars, (x0, top, x1, bottom))
             boxes.extend([box] if box is not None else [])
     return _titled_by_captions(out, page.chars, boxes)
+
+
+def split_at_captions(cells: list[BBox], chars: Sequence[Char], tol: float = 2.0) -> list[list[BBox]]:
+    """The cells of one grid, cut into the grids above and below each inner band of one cell over
+    the whole width holding a table caption: two open-frame tables of one width close together get
+    one implied frame line down both, and the ruled finder reads them as one grid with the second
+    table's caption as a row ("Table 2: Staff by region"). The caption's band leaves both; it
+    becomes the lower table's title."""
+    if len(cells) < 6:
+        return [cells]
+    left, top = min(c[0] for c in cells), min(c[1] for c in cells)
+    right, bottom = max(c[2] for c in cells), max(c[3] for c in cells)
+    bands = [
+        c
+        for c in cells
+        if c[0] <= left + tol and c[2] >= right - tol and c[1] > top + tol and c[3] < bottom - tol
+    ]
+    cuts = []
+    for band in bands:
+        text = " ".join(cell_text([ch for ch in chars if centre_in(ch, band)]).split())
+        if TABLE_CAPTION.match(text):
+            cuts.append(band)
+    if not cuts:
+        return [cells]
+    out: list[list[BBox]] = []
+    rest = [c for c in cells if c not in cuts]
+    for band in sorted(cuts, key=lambda b: b[1]):
+        out.append([c for c in rest if c[3] <= band[1] + tol])
+        rest = [c for c in rest if c[1] >= band[3] - tol]
+    out.append(rest)
+    return [group for group in out if group]
 
 
 def _titled_by_captions(

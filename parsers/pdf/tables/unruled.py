@@ -34,16 +34,16 @@ from parsers.pdf.tables.unruled_cells import (
     Chunk,
     Line,
     Word,
-    build_grid,
     cell_text,
-    first_data_line,
     group_lines,
     header_count,
     labels_on_the_right,
+    lift_column_spans,
     lift_row_spans,
     merge_wrapped,
     trim_tail,
 )
+from parsers.pdf.tables.unruled_columns import CHUNK_GAP, build_grid, column_separators, separators
 from parsers.pdf.tables.unruled_frame import frame
 from parsers.pdf.tables.unruled_guards import is_data_table, is_numeric, is_year
 from parsers.pdf.tables.unruled_header import (
@@ -66,9 +66,9 @@ __all__ = [
     "lanes",
     "page_fold",
     "page_gutter",
+    "separators",
 ]
 
-CHUNK_GAP = 0.6  # x font size: a gap wider than this between two words may separate two cells
 MAX_LINE_GAP = 2.2  # x line height: a wider vertical gap ends a table
 MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, wrapped labels)
 MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
@@ -140,101 +140,38 @@ def blocks(lines: Sequence[Line]) -> list[list[Line]]:
 
 def _trim(block: list[Line]) -> list[Line]:
     """``block`` without trailing one-chunk lines, except a lower-case continuation of the last
-    row's label ("Mountain  7  0.4" / "provinces")."""
+    row's label ("Mountain  7  0.4" / "provinces") and a figure set right under a figure of the
+    last row (a regression table's last standard error, "(0.633)" under "0.498")."""
     while block and len(block[-1].chunks) < 2:
         last = block[-1]
         multi = [ln for ln in block if len(ln.chunks) >= 2]
+        gap = last.top - block[-2].bottom if len(block) > 1 else 1e9
         continued = (
             multi
             and last.chunks[0].text[:1].islower()
             and abs(last.chunks[0].x0 - multi[-1].chunks[0].x0) < 2 * last.size
-            and last.top - block[-2].bottom < 0.8 * last.size
+            and gap < 0.8 * last.size
         )
-        if continued:
+        if continued or (
+            multi and gap <= 1.1 * _line_gap(block[:-1]) and _figure_under(last.chunks[0], multi[-1])
+        ):
             break
         block = block[:-1]
     return block
 
 
-def separators(block: Sequence[Line], head: int = 0) -> list[float]:
-    """Column boundaries: the middle of each x-strip that (almost) no chunk of the block's
-    multi-chunk lines covers, where enough lines have text on both sides; then a column holding
-    only header text (lines before ``head``) joins the body column its text stands over (a label
-    wider than its figures, or one between two boundaries)."""
-    multi = [ln for ln in block if len(ln.chunks) >= 2]
-    lo = int(min(c.x0 for ln in multi for c in ln.chunks))
-    hi = int(max(c.x1 for ln in multi for c in ln.chunks)) + 1
-    cover = [0] * (hi - lo + 1)
-    for ln in multi:
-        for c in ln.chunks:
-            for x in range(int(c.x0) - lo, min(int(c.x1) - lo + 1, len(cover))):
-                cover[x] += 1
-    allow = len(multi) // 6  # a body cell may overflow into a column gap
-    need = max(2, int(0.3 * len(multi) + 0.5))
-    out: list[float] = []
-    x = 0
-    while x < len(cover):
-        if cover[x] > allow:
-            x += 1
-            continue
-        end = x
-        while end < len(cover) and cover[end] <= allow:
-            end += 1
-        if x > 0 and end < len(cover):
-            sep = lo + _best_strip(cover[x:end], x)
-            both = sum(1 for ln in multi if ln.chunks[0].x0 < sep < ln.chunks[-1].x1)
-            if both >= need:
-                out.append(sep)
-        x = end
-    return _drop_header_only(block, head, out)
+def _line_gap(block: Sequence[Line]) -> float:
+    """The median white space between consecutive lines of ``block`` (0 for one line)."""
+    gaps = sorted(b.top - a.bottom for a, b in zip(block, block[1:], strict=False))
+    return gaps[len(gaps) // 2] if gaps else 0.0
 
 
-def _drop_header_only(block: Sequence[Line], head: int, seps: list[float]) -> list[float]:
-    body = [w for ln in block[head:] for w in ln.words]
-    header = [w for ln in block[:head] for w in ln.words]
-    seps = list(seps)
-    changed = True
-    while changed and seps:
-        changed = False
-        bounds = [-1e9, *seps, 1e9]
-        for j in range(len(bounds) - 1):
-            in_slot = [w for w in body if bounds[j] < (w.x0 + w.x1) / 2 <= bounds[j + 1]]
-            if in_slot:
-                continue
-            labels = [w for w in header if bounds[j] < (w.x0 + w.x1) / 2 <= bounds[j + 1]]
-            right = [
-                w for w in body if bounds[j + 1] < (w.x0 + w.x1) / 2 <= bounds[min(j + 2, len(bounds) - 1)]
-            ]
-            joins_right = j + 1 < len(seps) + 1 and any(
-                min(a.x1, b.x1) > max(a.x0, b.x0) for a in labels for b in right
-            )
-            if joins_right and j < len(seps):
-                del seps[j]
-            elif j > 0:
-                del seps[j - 1]
-            else:
-                continue
-            changed = True
-            break
-    return seps
-
-
-def _best_strip(strip: Sequence[int], offset: int) -> float:
-    """Middle of the longest run of the lowest coverage in ``strip`` (offsets from ``lo``)."""
-    low = min(strip)
-    best = (0, 0)
-    i = 0
-    while i < len(strip):
-        if strip[i] != low:
-            i += 1
-            continue
-        j = i
-        while j < len(strip) and strip[j] == low:
-            j += 1
-        if j - i > best[1] - best[0]:
-            best = (i, j)
-        i = j
-    return offset + (best[0] + best[1]) / 2
+def _figure_under(chunk: Chunk, row: Line) -> bool:
+    """``chunk`` is a figure standing under one of ``row``'s figures (not under its label)."""
+    return is_numeric(chunk.text) and any(
+        is_numeric(c.text) and min(c.x1, chunk.x1) - max(c.x0, chunk.x0) > 0.5 * (chunk.x1 - chunk.x0)
+        for c in row.chunks[1:]
+    )
 
 
 def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float]) -> list[Line]:
@@ -273,7 +210,7 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
 def table_from_block(
     block: Sequence[Line], above: Sequence[Line] = (), rules: Sequence[Rule] = ()
 ) -> UnruledTable | None:
-    seps = separators(block, first_data_line(block))
+    seps = column_separators(block)
     if not seps:
         return None
     block = extend_up(block, above, seps)
@@ -294,6 +231,7 @@ def table_from_block(
         grid, header, spans = header_by_rules(grid, header, seps, rules)
     if not spans:  # labels wrapped over two header lines: one cell each
         grid, header = join_wrapped_header(grid, header)
+    grid = lift_column_spans(grid, header)
     used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
     grid = [[row[j] for j in used] for row in grid]
     names = column_names(grid, header, kept_spans(spans, used)) if spans else ()

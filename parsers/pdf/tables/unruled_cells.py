@@ -116,10 +116,6 @@ def _cjk_chars(text: str) -> int:
 Grid = list[list[list[Word]]]  # rows x columns x words
 
 
-def _slot(x: float, seps: Sequence[float]) -> int:
-    return sum(1 for s in seps if x > s)
-
-
 def first_data_line(block: Sequence[Line]) -> int:
     """Index of the first line with a number (not a year) after its first chunk: the lines above
     are header lines (1 when no line has one: a text table's first line)."""
@@ -127,37 +123,6 @@ def first_data_line(block: Sequence[Line]) -> int:
         if any(is_numeric(c.text) and not is_year(c.text) for c in line.chunks[1:]):
             return i
     return 1
-
-
-def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]:
-    """Each line as a row of columns (words per cell), and how many leading lines are header
-    lines. In a header line a chunk overlapping several columns is one spanning label, placed in
-    the first column it covers; elsewhere words go to the column holding their centre."""
-    n = len(seps) + 1
-    head = first_data_line(block)
-    grid: Grid = []
-    for i, line in enumerate(block):
-        row: list[list[Word]] = [[] for _ in range(n)]
-        for c in line.chunks:
-            first, last = _slot(c.x0 + 1, seps), _slot(c.x1 - 1, seps)
-            if i < head and first != last:
-                row[_label_slot(c, seps, first, last)].extend(c.words)
-                continue
-            for w in c.words:
-                row[_slot((w.x0 + w.x1) / 2, seps)].append(w)
-        grid.append(row)
-    return grid, head
-
-
-def _label_slot(chunk: Chunk, seps: Sequence[float], first: int, last: int) -> int:
-    """Column of a header label crossing a column boundary: the one holding 70 % of its width
-    (a label overhanging its column), else the first it covers (a label spanning columns)."""
-    bounds = [-1e9, *seps, 1e9]
-    width = (chunk.x1 - chunk.x0) or 1.0
-    for j in range(first, last + 1):
-        if min(chunk.x1, bounds[j + 1]) - max(chunk.x0, bounds[j]) >= 0.7 * width:
-            return j
-    return first
 
 
 def _starts_lower(cell: Sequence[Word]) -> bool:
@@ -205,27 +170,32 @@ def lift_row_spans(grid: Grid, head: int) -> Grid:
     a line has its own row, between rows of the group, so it is put in the group's first row (as
     for a label spanning columns, it sits in the first cell it spans). A line qualifies when it
     holds the row label, its cells are empty in the rows above and below it, those rows hold
-    cells of their own, and as many such rows lie above it as below (one more or less)."""
+    cells of their own, and as many such rows lie above it as below (one more or less). Rows a
+    label above already spans are not the next label's ("DP", "L2", "Cos" over two rows each:
+    "L2" is also centred on the four rows around it)."""
     start = body_start(grid, head)
     out = [list(r) for r in grid]
     i = start + 1
+    floor = start  # the first row no label above has taken
     while i < len(out) - 1:
-        group = _span_group(out, start, i)
+        group = _span_group(out, floor, i)
         if group is None:
             i += 1
             continue
-        first = out[group]
+        first, size = out[group[0]], group[1]
         for j, cell in enumerate(out[i]):
             if cell:
                 first[j] = list(cell)
         del out[i]
+        floor = group[0] + size
     return out
 
 
-def _span_group(grid: Grid, start: int, i: int) -> int | None:
-    """The first row of the group that row ``i``'s cells span (``lift_row_spans``), or None: of
-    the rows around it whose cells in its columns are empty, the most (as many above as below,
-    one more or less) whose middle is the label's middle (within a third of a line)."""
+def _span_group(grid: Grid, start: int, i: int) -> tuple[int, int] | None:
+    """The first row and the size of the group that row ``i``'s cells span (``lift_row_spans``;
+    rows from ``start`` on), or None: of the rows around it whose cells in its columns are empty,
+    the most (as many above as below, one more or less) whose middle is the label's middle
+    (within a third of a line)."""
     row = grid[i]
     spans = [j for j, cell in enumerate(row) if cell]
     if not row[0] or not any(c for j, c in enumerate(grid[i - 1]) if j not in spans):
@@ -251,7 +221,47 @@ def _span_group(grid: Grid, start: int, i: int) -> int | None:
         if abs(up - down) <= 1
         and abs((_extent(grid[i - up])[0] + _extent(grid[i + down])[1]) / 2 - middle) <= tolerance
     ]
-    return max(fits)[1] if fits else None
+    return (max(fits)[1], max(fits)[0]) if fits else None
+
+
+def lift_column_spans(grid: Grid, header: int) -> Grid:
+    """A value set once across a row's value columns ("YES" centred over four model columns)
+    stands in a column of its own between them: that column has no header label and each of its
+    cells is the only value of its row; or, centred on the value columns, it fell into the
+    middle one. Such a cell goes to the first value column (a label spanning columns sits in the
+    first it spans), and a column of its own empties."""
+    cols = [k for k in range(1, len(grid[0]) if grid else 0) if any(row[k] for row in grid)]
+    if not 0 < header < len(grid) or len(cols) < 3:
+        return grid
+    out = [list(r) for r in grid]
+    for j in cols[1:-1]:
+        rows = [i for i in range(header, len(out)) if out[i][j]]
+        named = all(any(out[i][k] for i in range(header)) for k in cols if k != j)
+        if not rows or any(out[i][j] for i in range(header)) or not named:
+            continue
+        if any(out[i][k] for i in rows for k in cols if k != j):
+            continue
+        for i in rows:
+            out[i][cols[0]], out[i][j] = out[i][j], []
+    return _centred_values_first(out, header, cols)
+
+
+def _centred_values_first(grid: Grid, header: int, cols: Sequence[int]) -> Grid:
+    """A row's only value, a word and not a figure ("YES", "Controlled"), centred on the value
+    columns (within a quarter of a column) goes to the first value column."""
+    values = [w for row in grid for k in cols for w in row[k]]
+    if not values:
+        return grid
+    lo, hi = min(w.x0 for w in values), max(w.x1 for w in values)
+    middle, pitch = (lo + hi) / 2, (hi - lo) / len(cols)
+    for row in grid[header:]:
+        filled = [k for k in cols if row[k]]
+        if len(filled) != 1 or filled[0] == cols[0] or is_numeric(cell_text(row[filled[0]])):
+            continue
+        cell = row[filled[0]]
+        if abs((min(w.x0 for w in cell) + max(w.x1 for w in cell)) / 2 - middle) < 0.25 * pitch:
+            row[cols[0]], row[filled[0]] = cell, []
+    return grid
 
 
 def _extent(row: Sequence[Sequence[Word]]) -> tuple[float, float]:

@@ -11,7 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-_NUMBER = re.compile(r"^[(\[]?[-–—+−]?\s?[$€£¥]?\s?\d[\d.,' ]*%?[)\]]?[%*]?$|^[-–—]$|^n/?a$", re.IGNORECASE)
+# a figure; up to three significance stars after it, set apart or not ("2.195 ***", "0.52**")
+_NUMBER = re.compile(
+    r"^[(\[]?[-–—+−]?\s?[$€£¥]?\s?\d[\d.,' ]*%?[)\]]?%?(?:\s?\*{1,3})?$|^[-–—]$|^n/?a$", re.IGNORECASE
+)
 _YEAR = re.compile(r"^(1[89]|20)\d\d$")
 _LEADERS = re.compile(r"(\.\s?){4,}|…{2,}|(_\s?){4,}")
 _MARKER = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|[ivxIVX]{1,4}[.)]|[•·▪◦‣●○■□\-–—*+>])$")
@@ -19,7 +22,9 @@ _CODE = re.compile(r"[=;{}]|\(\)|^#|//|->|^def |^return\b|^import ")
 
 MAX_MEAN_WORDS = 4.0  # words per non-empty cell: a table's cells are short, prose columns are not
 LONG_COLUMN_WORDS = 6.0  # a column whose cells average this many words reads as text
+PROSE_WORDS = 5.0  # words per cell of a column read from prose lines beside a table
 MIN_FILL = 0.4  # non-empty cells / all cells
+SPARSE_FIGURES_FILL = 0.25  # ... of a table of figures whose header names every column
 TEXT_TABLE_FILL = 0.6  # ... of a table without a column of figures (a diagram's labels are sparse)
 
 
@@ -53,7 +58,7 @@ def rejection(
     width = len(rows[0])
     cells = [c for r in rows for c in r]
     filled = [c for c in cells if c.strip()]
-    if len(filled) < MIN_FILL * len(cells):
+    if len(filled) < (SPARSE_FIGURES_FILL if _named_figures(rows, header_rows) else MIN_FILL) * len(cells):
         return "mostly empty"
     if words and sum(1 for w in words if w.mono) * 2 > len(words):
         return "monospace: a code listing"
@@ -88,7 +93,33 @@ def rejection(
         return "text only, few rows or sparse: labels of a diagram"
     if not numeric_columns and any(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns):
         return "text only with a column of long text: a justified paragraph's wide gaps"
+    if _prose_beside_figures(body, columns, numeric):
+        return "columns of prose beside a few rows of figures: a table read with the text around it"
     return None
+
+
+def _prose_beside_figures(
+    body: Sequence[Sequence[str]], columns: Sequence[Sequence[str]], numeric: list[int]
+) -> bool:
+    """Two columns or more of sentence-long cells filled down most rows, the figure columns in
+    fewer than half of them: text columns and a small table beside them, taken as one."""
+    if not numeric or not body:
+        return False
+    prose = [
+        c for c in columns if _mean_words(c) >= PROSE_WORDS and sum(1 for x in c if x.strip()) > 0.7 * len(c)
+    ]
+    figures = max(sum(1 for r in body if r[j].strip()) for j in numeric)
+    return len(prose) >= 2 and figures < 0.5 * len(body)
+
+
+def _named_figures(rows: Sequence[Sequence[str]], header_rows: int) -> bool:
+    """A header row names every column after the first, and the body's cells there hold figures
+    (a regression table with one model per column, each variable's coefficient in its own)."""
+    if not 0 < header_rows < len(rows) or len(rows[0]) < 3:
+        return False
+    named = any(all(c.strip() for c in row[1:]) for row in rows[:header_rows])
+    values = [c for r in rows[header_rows:] for c in r[1:] if c.strip()]
+    return named and len(values) >= 3 and all(is_numeric(v) for v in values)
 
 
 def _two_column_rejection(body: Sequence[Sequence[str]]) -> str | None:

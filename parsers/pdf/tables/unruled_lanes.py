@@ -5,6 +5,7 @@ over parsers.pdf.tables.unruled_cells lines."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from parsers.pdf.tables.unruled_cells import Chunk, Line, word_count
@@ -13,6 +14,7 @@ PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is
 PROSE_WIDTH = 0.25
 FOLD_WIDTH = 0.03  # x text width: the narrowest strip free of text that may be a fold
 MIN_SIDE_LINES = 3  # lines with text on each side of a fold
+NEAR_PROSE = 1.5  # x line height: a line this close to a prose line is cut at the gutter too
 
 
 def _is_prose(chunk: Chunk, text_width: float) -> bool:
@@ -63,8 +65,13 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
     left: list[Line] = []
     right: list[Line] = []
     whole: list[Line] = []
+    prose_tops = sorted(line.top for i, line in enumerate(lines) if prose_line[i])
     for i, line in enumerate(lines):
-        near = any(prose_line[k] for k in range(max(0, i - 1), min(len(lines), i + 2)))
+        # near prose: a prose line next to it, or one less than NEAR_PROSE line heights away (two
+        # columns whose line pitches differ interleave their lines: "setting.  L2" shares a line)
+        near = any(prose_line[k] for k in range(max(0, i - 1), min(len(lines), i + 2))) or _within(
+            prose_tops, line.top, NEAR_PROSE * line.size
+        )
         if crossing[i] or not near:
             whole.append(line)
             continue
@@ -76,6 +83,12 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
             right.append(Line(rc))
     width = text_width / 2
     return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
+
+
+def _within(tops: Sequence[float], top: float, reach: float) -> bool:
+    """Some value of the sorted ``tops`` lies within ``reach`` of ``top``."""
+    k = bisect_left(tops, top - reach)
+    return k < len(tops) and tops[k] <= top + reach
 
 
 def page_fold(lines: Sequence[Line], text_width: float) -> float | None:

@@ -1,0 +1,226 @@
+"""Column boundaries of an unruled table and its words put in columns (parsers.pdf.tables.unruled).
+
+``separators`` (x strips no chunk covers, where enough lines have text on both sides) ->
+``column_separators`` (from the data lines first: header labels are often wider than their
+columns; a label column of row labels set only on lines of their own) -> ``build_grid`` (words
+to the columns; each header line parts its labels at its own gaps inside the body's; a header
+label spanning columns stays whole, in the first column it covers). Pure functions over word
+boxes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from parsers.pdf.tables.unruled_cells import Chunk, Grid, Line, Word, first_data_line
+from parsers.pdf.tables.unruled_guards import is_numeric, is_year
+
+CHUNK_GAP = 0.6  # x font size: a gap wider than this between two words may separate two cells
+
+
+def _slot(x: float, seps: Sequence[float]) -> int:
+    return sum(1 for s in seps if x > s)
+
+
+def separators(block: Sequence[Line], head: int = 0) -> list[float]:
+    """Column boundaries: the middle of each x-strip that (almost) no chunk of the block's
+    multi-chunk lines covers, where enough lines have text on both sides; then a column holding
+    only header text (lines before ``head``) joins the body column its text stands over (a label
+    wider than its figures, or one between two boundaries)."""
+    multi = [ln for ln in block if len(ln.chunks) >= 2]
+    lo = int(min(c.x0 for ln in multi for c in ln.chunks))
+    hi = int(max(c.x1 for ln in multi for c in ln.chunks)) + 1
+    cover = [0] * (hi - lo + 1)
+    for ln in multi:
+        for c in ln.chunks:
+            for x in range(int(c.x0) - lo, min(int(c.x1) - lo + 1, len(cover))):
+                cover[x] += 1
+    allow = len(multi) // 6  # a body cell may overflow into a column gap
+    need = max(2, int(0.3 * len(multi) + 0.5))
+    out: list[float] = []
+    x = 0
+    while x < len(cover):
+        if cover[x] > allow:
+            x += 1
+            continue
+        end = x
+        while end < len(cover) and cover[end] <= allow:
+            end += 1
+        if x > 0 and end < len(cover):
+            sep = lo + _best_strip(cover[x:end], x)
+            both = sum(1 for ln in multi if ln.chunks[0].x0 < sep < ln.chunks[-1].x1)
+            if both >= need:
+                out.append(sep)
+        x = end
+    return _drop_header_only(block, head, out)
+
+
+def _drop_header_only(block: Sequence[Line], head: int, seps: list[float]) -> list[float]:
+    body = [w for ln in block[head:] for w in ln.words]
+    header = [w for ln in block[:head] for w in ln.words]
+    seps = list(seps)
+    changed = True
+    while changed and seps:
+        changed = False
+        bounds = [-1e9, *seps, 1e9]
+        for j in range(len(bounds) - 1):
+            in_slot = [w for w in body if bounds[j] < (w.x0 + w.x1) / 2 <= bounds[j + 1]]
+            if in_slot:
+                continue
+            labels = [w for w in header if bounds[j] < (w.x0 + w.x1) / 2 <= bounds[j + 1]]
+            right = [
+                w for w in body if bounds[j + 1] < (w.x0 + w.x1) / 2 <= bounds[min(j + 2, len(bounds) - 1)]
+            ]
+            joins_right = j + 1 < len(seps) + 1 and any(
+                min(a.x1, b.x1) > max(a.x0, b.x0) for a in labels for b in right
+            )
+            if joins_right and j < len(seps):
+                del seps[j]
+            elif j > 0:
+                del seps[j - 1]
+            else:
+                continue
+            changed = True
+            break
+    return seps
+
+
+def _best_strip(strip: Sequence[int], offset: int) -> float:
+    """Middle of the longest run of the lowest coverage in ``strip`` (offsets from ``lo``)."""
+    low = min(strip)
+    best = (0, 0)
+    i = 0
+    while i < len(strip):
+        if strip[i] != low:
+            i += 1
+            continue
+        j = i
+        while j < len(strip) and strip[j] == low:
+            j += 1
+        if j - i > best[1] - best[0]:
+            best = (i, j)
+        i = j
+    return offset + (best[0] + best[1]) / 2
+
+
+MIN_BODY_LINES = 2  # data lines with two cells or more that set the columns without the header
+
+
+def column_separators(block: Sequence[Line]) -> list[float]:
+    """The block's column boundaries, from its data lines when at least ``MIN_BODY_LINES`` of
+    them have two cells or more: header labels are centred over their columns and often wider
+    than them ("West Oxon" over "38,900", "West Oxon" over "(%)"), or are a chart's axis labels
+    above the table, so their gaps do not stand where the figures' gaps do; a header label
+    crossing a boundary is then placed by ``build_grid``. A boundary every line gives and the
+    data lines alone do not (a sparse column the header names) is kept where no data boundary
+    stands in the same gap. Otherwise from every line."""
+    head = first_data_line(block)
+    seps = separators(block, head)
+    body = block[head:]
+    figures = any(is_numeric(c.text) and not is_year(c.text) for c in block[head].chunks[1:])
+    if head == 0 or not figures or sum(len(ln.chunks) >= 2 for ln in body) < MIN_BODY_LINES:
+        return seps  # no data line: a text table's columns (or prose) set by all its lines
+    own = separators(body)
+    if not own:
+        return seps
+    chunks = [c for ln in body for c in ln.chunks]
+
+    def same_gap(a: float, b: float) -> bool:
+        lo, hi = min(a, b), max(a, b)
+        return not any(c.x1 > lo and c.x0 < hi for c in chunks)
+
+    out = sorted([*own, *(s for s in seps if not any(same_gap(s, b) for b in own))])
+    outer = outer_label_column(block, head)
+    return [outer, *out] if outer is not None and outer < out[0] else out
+
+
+def outer_label_column(block: Sequence[Line], head: int) -> float | None:
+    """A boundary left of the row labels for a column of labels set only on lines of their own
+    ("DP" between its "NLL" and "Triplet" rows, "L2" between the next two: a label over a group
+    of rows, centred beside it), which no line with two cells reaches: two such lines or more in
+    the body, wholly left of every data line's first cell, under a header label over them."""
+    multi = [ln for ln in block[head:] if len(ln.chunks) >= 2]
+    if not multi:
+        return None
+    left = min(ln.chunks[0].x0 for ln in multi)
+    outer = [
+        ln.chunks[0]
+        for ln in block[head:]
+        if len(ln.chunks) == 1 and ln.chunks[0].x1 < left - CHUNK_GAP * ln.size
+    ]
+    if len(outer) < 2:
+        return None
+    lo, hi = min(c.x0 for c in outer), max(c.x1 for c in outer)
+    sep = (hi + left) / 2
+    named = any(c.x0 < hi and c.x1 > lo and c.x1 < sep for ln in block[:head] for c in ln.chunks)
+    return sep if named else None
+
+
+def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]:
+    """Each line as a row of columns (words per cell), and how many leading lines are header
+    lines. In a header line a chunk overlapping several columns is one spanning label, placed in
+    the first column it covers; elsewhere words go to the column holding their centre."""
+    n = len(seps) + 1
+    head = first_data_line(block)
+    strips = _body_gaps(block[head:], seps)
+    grid: Grid = []
+    for i, line in enumerate(block):
+        row: list[list[Word]] = [[] for _ in range(n)]
+        own = _line_seps(line, seps, strips) if i < head else seps
+        for c in line.chunks:
+            first, last = _slot(c.x0 + 1, own), _slot(c.x1 - 1, own)
+            if i < head and first != last:
+                row[_label_slot(c, own, first, last)].extend(c.words)
+                continue
+            for w in c.words:
+                row[_slot((w.x0 + w.x1) / 2, own)].append(w)
+        grid.append(row)
+    return grid, head
+
+
+def _body_gaps(body: Sequence[Line], seps: Sequence[float]) -> list[tuple[float, float]]:
+    """For each boundary, the white strip around it between the body's chunks."""
+    chunks = [c for ln in body for c in ln.chunks]
+    return [
+        (
+            max((c.x1 for c in chunks if c.x1 <= s), default=s),
+            min((c.x0 for c in chunks if c.x0 >= s), default=s),
+        )
+        for s in seps
+    ]
+
+
+def _line_seps(line: Line, seps: Sequence[float], strips: Sequence[tuple[float, float]]) -> list[float]:
+    """A header line's own boundaries: where the line has a gap between two chunks inside the
+    body's white strip around a boundary, its boundary there is the middle of that gap (header
+    labels wider than their figures part where they part, not where the figures do: "West Oxon"
+    twice over "38,900" and "(%)", each label line with its own gaps)."""
+    out = list(seps)
+
+    def meets(gap: tuple[float, float], strip: tuple[float, float]) -> bool:
+        return gap[0] < strip[1] and gap[1] > strip[0]
+
+    pairs = zip(line.chunks, line.chunks[1:], strict=False)
+    gaps = [(a.x1, b.x0) for a, b in pairs]
+    gaps = [g for g in gaps if sum(meets(g, st) for st in strips) == 1]  # not one across columns
+    for k, (lo, hi) in enumerate(strips):
+        inside = [(a, b) for a, b in gaps if meets((a, b), (lo, hi))]
+        if len(inside) == 1:
+            a, b = inside[0]
+            mid = (max(a, lo) + min(b, hi)) / 2
+            left = out[k - 1] if k else -1e9
+            right = seps[k + 1] if k + 1 < len(seps) else 1e9
+            if left < mid < right:
+                out[k] = mid
+    return out
+
+
+def _label_slot(chunk: Chunk, seps: Sequence[float], first: int, last: int) -> int:
+    """Column of a header label crossing a column boundary: the one holding 70 % of its width
+    (a label overhanging its column), else the first it covers (a label spanning columns)."""
+    bounds = [-1e9, *seps, 1e9]
+    width = (chunk.x1 - chunk.x0) or 1.0
+    for j in range(first, last + 1):
+        if min(chunk.x1, bounds[j + 1]) - max(chunk.x0, bounds[j]) >= 0.7 * width:
+            return j
+    return first
