@@ -177,3 +177,30 @@ def test_a_whole_build_segment_scores_from_its_stored_weights_like_bm25index(tmp
     )
     other_k1 = SegmentedBM25([(loaded, Deletions())], BM25Params(1.2, 0.75))
     np.testing.assert_allclose(other_k1.scores(["w1"]), BM25Index.build(docs).scores(["w1"]), atol=1e-6)
+
+
+def test_search_ranks_as_top_hits_over_float32_scores(tmp_path: Path) -> None:
+    """SegmentedBM25.search cuts and orders the float64 totals of the matched rows only
+    (bm25.top_of_totals): the same hits, scores and ties by row as top_hits over every row's
+    float32 score, with and without a filter, for a full build (stored weights) and a segmented
+    one, down to k past the matches; ties are made common by a tiny vocabulary."""
+    from indexers.lexical.bm25 import top_hits
+
+    rng = random.Random(11)
+    docs = corpus(rng, 400, vocab_size=25)
+    full = SegmentPostings(count_terms(docs)).with_weights(BM25Params())
+    stored = SegmentedBM25([(full, Deletions())], BM25Params())
+    segments = Segments(BM25Params())
+    segments.add(docs[:250])
+    segments.add(docs[250:])
+    segments.delete(0, [3, 7, 8])
+    for index in (stored, segments.index()):
+        assert (index._stored is not None) == (index is stored)
+        for _ in range(60):
+            query = rng.sample([f"w{i}" for i in range(30)], rng.randint(1, 6))
+            allowed = (
+                np.array([rng.random() < 0.4 for _ in range(index.n_docs)]) if rng.random() < 0.3 else None
+            )
+            for k in (1, 10, 100, 1000):
+                expected = top_hits(index.scores(query), k, allowed, index.n_docs)
+                assert index.search(query, k, allowed).hits == expected
