@@ -334,7 +334,7 @@ def top_of_totals(
         raise ValueError(
             f"allowed must be a bool array of shape ({n_docs},), got {allowed.dtype} {allowed.shape}"
         )
-    candidates = np.flatnonzero(totals > 0)
+    candidates = np.flatnonzero(totals)  # sums of positive weights: nonzero is positive
     if allowed is not None:
         candidates = candidates[allowed[candidates]]
     # Positive totals stay positive in float32: each is a sum of positive float32 weights, so at
