@@ -20,6 +20,7 @@ those documents took from the statistics: re-tokenised once when they are masked
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from indexers.lexical.bm25 import (
     BM25Result,
     top_of_totals,
 )
+from indexers.lexical.bm25_files import Vocabulary
 from indexers.lexical.segment_files import Deletions as Deletions
 from indexers.lexical.segment_files import SegmentPostings as SegmentPostings
 from indexers.lexical.segment_files import check_deleted_tokens as check_deleted_tokens
@@ -71,7 +73,6 @@ class _Segment:
     def __init__(self, postings: SegmentPostings, deletions: Deletions) -> None:
         counts = postings.counts
         self.counts = counts
-        self.term_ids = {term: i for i, term in enumerate(counts.terms)}
         # Plain ndarray views of the memory-mapped arrays: slicing an np.memmap goes through its
         # Python-level __getitem__ (a query slices once per term), a view of the same pages does not.
         self.indptr: npt.NDArray[np.int64] = np.asarray(counts.indptr)
@@ -82,6 +83,15 @@ class _Segment:
         self.n_live = self.n_local - len(deletions)
         self.deleted_length = deletions.length
         self.norm: npt.NDArray[np.float64] = np.zeros(0)
+
+    @functools.cached_property
+    def term_ids(self) -> dict[str, int]:
+        """term -> term id, made on the first query (a Vocabulary makes it once for every copy
+        of this segment: for_corpus)."""
+        terms = self.counts.terms
+        if isinstance(terms, Vocabulary):
+            return terms.ids()
+        return dict(zip(terms, range(len(terms)), strict=True))
 
 
 class SegmentedBM25:

@@ -204,3 +204,29 @@ def test_search_ranks_as_top_hits_over_float32_scores(tmp_path: Path) -> None:
             for k in (1, 10, 100, 1000):
                 expected = top_hits(index.scores(query), k, allowed, index.n_docs)
                 assert index.search(query, k, allowed).hits == expected
+
+
+def test_a_segment_vocabulary_is_read_on_first_use_from_the_file_opened_at_load(tmp_path: Path) -> None:
+    """SegmentPostings.load opens vocab.json and parses it on the first query (Vocabulary): the
+    scores are those of an eagerly read vocabulary, the file may be unlinked after loading (a
+    pruned build), and a damaged one is a BM25FormatError naming it, at first use."""
+    from indexers.lexical.bm25_files import Vocabulary
+
+    rng = random.Random(5)
+    docs = corpus(rng, 80)
+    folder = tmp_path / "bm25"
+    SegmentPostings(count_terms(docs)).save(folder)
+    loaded = SegmentPostings.load(folder)
+    assert isinstance(loaded.counts.terms, Vocabulary) and loaded.counts.terms._terms is None
+    (folder / "vocab.json").unlink()  # pruned after opening: the open file still reads
+    index = SegmentedBM25([(loaded, Deletions())], BM25Params())
+    assert loaded.counts.terms._terms is None  # nothing parsed before a query
+    reference = BM25Index.build(docs)
+    for query in (["w1", "w2"], ["w7", "w40", "w40"], ["nope"]):
+        np.testing.assert_allclose(index.scores(query), reference.scores(query), atol=1e-6)
+    assert loaded.counts.terms == count_terms(docs).terms and len(loaded.counts.terms) == len(reference.terms)
+    SegmentPostings(count_terms(docs)).save(folder)
+    (folder / "vocab.json").write_text('["w1", "w2"]', encoding="utf-8")
+    damaged = SegmentedBM25([(SegmentPostings.load(folder), Deletions())], BM25Params())
+    with pytest.raises(BM25FormatError, match=r"vocab\.json must hold a JSON list of \d+ terms"):
+        damaged.scores(["w1"])
