@@ -40,7 +40,7 @@ from indexers.build.files import (
 )
 from indexers.build.manifest import ManifestError
 from indexers.build.places import column_or_chunks, write_places
-from indexers.build.rowmap import RowMap
+from indexers.build.rowmap import RowMap, read_span_arrays
 from indexers.dense import ann
 from indexers.dense.faiss_store import build_faiss, save_faiss
 from indexers.lexical.bm25 import BM25Params
@@ -402,11 +402,19 @@ def row_map(folders: Sequence[Path], infos: Sequence[SegmentInfo], deletions: Se
     masked = [d.rows for d in deletions]
     if len(infos) == 1 and not len(masked[0]):
         return RowMap.in_order([infos[0].rows], masked)
+    paths: list[str] = []
     spans = []
-    for folder, rows in zip(folders, masked, strict=True):
-        dropped = set(rows.tolist())
-        spans.append([(s.path, s.start, s.count) for s in read_spans(folder) if s.start not in dropped])
+    for i, (folder, rows) in enumerate(zip(folders, masked, strict=True)):
+        try:
+            own_paths, own = read_span_arrays(folder / DOCS_FILE)
+        except FileNotFoundError as exc:
+            raise SegmentError(f"segment file missing: {folder / DOCS_FILE}") from exc
+        except (ValueError, TypeError) as exc:
+            raise SegmentError(f"{folder / DOCS_FILE} is not a list of [path, start, count]: {exc}") from exc
+        live = ~np.isin(own[:, 0], rows)  # a masked file's span starts at a masked line
+        paths += [path for path, keep in zip(own_paths, live.tolist(), strict=True) if keep]
+        spans.append(np.column_stack([np.full(int(live.sum()), i), own[live]]))
     try:
-        return RowMap.by_path([i.rows for i in infos], masked, spans)
+        return RowMap.from_spans([i.rows for i in infos], masked, paths, np.concatenate(spans))
     except ValueError as exc:
         raise SegmentError(f"segments of {folders[0].parent.parent}: {exc}") from exc
