@@ -107,12 +107,17 @@ def hits_of_side(
     for members, chunk, around in zip(places, leads, siblings, strict=True):
         lead = members[0]
         row, score = pairs[lead]
-        ranks: dict[str, int | None] = dict.fromkeys(RETRIEVERS)
-        scores: dict[str, float | None] = dict.fromkeys(RETRIEVERS)
+        ranks: dict[str, int | None]
+        scores: dict[str, float | None]
         text = ""
-        if name in ranks:  # what explain() writes for one side's rank and score
-            ranks[name], scores[name] = lead + 1, score
+        if name == "bm25":  # RETRIEVERS' order; what explain() writes for one side's rank and score
+            ranks, scores = {"bm25": lead + 1, "vector": None}, {"bm25": score, "vector": None}
             text = f"{label}#{lead + 1}({score:.2f})"
+        elif name == "vector":
+            ranks, scores = {"bm25": None, "vector": lead + 1}, {"bm25": None, "vector": score}
+            text = f"{label}#{lead + 1}({score:.2f})"
+        else:
+            ranks, scores = dict.fromkeys(RETRIEVERS), dict.fromkeys(RETRIEVERS)
         if len(members) > 1:
             text += f" +{len(members) - 1} same place"
         out.append(_hit(chunk, score, ranks, scores, text, around, row))

@@ -334,7 +334,7 @@ def top_of_totals(
         raise ValueError(
             f"allowed must be a bool array of shape ({n_docs},), got {allowed.dtype} {allowed.shape}"
         )
-    candidates = np.flatnonzero(totals)  # sums of positive weights: nonzero is positive
+    candidates = (totals > 0).nonzero()[0]  # nonzero() of a bool array: ~6x faster than of floats
     if allowed is not None:
         candidates = candidates[allowed[candidates]]
     # Positive totals stay positive in float32: each is a sum of positive float32 weights, so at
