@@ -366,8 +366,8 @@ class HybridIndex:
         no record is made per candidate; the hits' chunks are read together."""
         ((name, pairs),) = results.items()
         places = self._side_places(pairs, check_collapse(collapse), k)
-        leads = self.chunks.read([pairs[members[0]][0] for members in places])
-        siblings = self.chunks.lazy([[pairs[i][0] for i in members[1:]] for members in places])
+        leads = self.chunks.read([pairs[members[0]][0] for members in places], ranked=True)
+        siblings = self.chunks.lazy([[pairs[i][0] for i in members[1:]] for members in places], ranked=True)
         return hits_of_side(name, places, pairs, leads, siblings)
 
     def _side_places(self, pairs: Ranked, collapse: CollapsePolicy, k: int) -> list[list[int]]:

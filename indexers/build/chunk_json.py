@@ -42,26 +42,41 @@ def chunk_from_json(row: dict[str, Any]) -> Chunk:
 
 
 class LazyChunks(Sequence[Chunk]):
-    """Chunks whose lines were read but not yet parsed: a collapsed hit's siblings, which most
-    callers of a search never look at (a ranked list is its hits), parsed together on first use.
-    The lines are read with the hit, so the chunks stay readable after the build is closed (a
-    LiveIndex releases a retired build when its last search ends). Compares equal to the tuple of
-    its chunks."""
+    """Chunks read and parsed on first use: a collapsed hit's siblings, which most callers of a
+    search never look at (a ranked list is its hits). Made from their lines, or (``in_map``)
+    from their byte ranges in the memory map of the segment's chunks.jsonl, which this object
+    keeps alive: a closed build's store drops its own reference to the map, not the map, so the
+    chunks stay readable after the build is closed (a LiveIndex releases a retired build when its
+    last search ends) or pruned. Compares equal to the tuple of its chunks."""
 
-    __slots__ = ("_lines", "_chunks")
+    __slots__ = ("_lines", "_map", "_spans", "_chunks")
 
     def __init__(self, lines: Sequence[bytes]) -> None:
-        self._lines = tuple(lines)
+        self._lines: tuple[bytes, ...] | None = tuple(lines)
+        self._map: Any = None
+        self._spans: tuple[tuple[int, int], ...] = ()
         self._chunks: tuple[Chunk, ...] | None = None
+
+    @classmethod
+    def in_map(cls, mapped: Any, spans: Sequence[tuple[int, int]]) -> LazyChunks:
+        """The chunks at ``spans`` (start, end) of ``mapped`` (an mmap of a chunks.jsonl)."""
+        made = cls(())
+        made._lines, made._map, made._spans = None, mapped, tuple(spans)
+        return made
+
+    def lines(self) -> tuple[bytes, ...]:
+        if self._lines is not None:
+            return self._lines
+        return tuple(self._map[start:end] for start, end in self._spans)
 
     def _parsed(self) -> tuple[Chunk, ...]:
         chunks = self._chunks
         if chunks is None:  # two threads may both parse: the same chunks, either result kept
-            chunks = self._chunks = tuple(chunk_from_json(orjson.loads(line)) for line in self._lines)
+            chunks = self._chunks = tuple(chunk_from_json(orjson.loads(line)) for line in self.lines())
         return chunks
 
     def __len__(self) -> int:
-        return len(self._lines)
+        return len(self._lines) if self._lines is not None else len(self._spans)
 
     @overload
     def __getitem__(self, i: int) -> Chunk: ...
@@ -84,4 +99,4 @@ class LazyChunks(Sequence[Chunk]):
         return repr(self._parsed())
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (LazyChunks, (self._lines,))
+        return (LazyChunks, (self.lines(),))

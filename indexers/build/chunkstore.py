@@ -55,29 +55,44 @@ class ChunkStore:
         segment, local = self.rows.locate_one(row)
         return self._segments[segment].chunk(local)
 
-    def _lines_of(self, rows: Sequence[int]) -> list[bytes]:
-        """The chunks.jsonl lines of ``rows`` (not parsed)."""
+    def _lines_of(self, rows: Sequence[int], checked: bool = False) -> list[bytes]:
+        """The chunks.jsonl lines of ``rows`` (not parsed); ``checked``: the caller knows they are
+        rows of this build (a search's own ranking)."""
         single = self._single()
         if single is not None:
-            return single.lines(self._checked(rows))
+            return single.lines(np.array(rows, dtype=np.int64) if checked else self._checked(rows))
         out = []
         for row in rows:
             segment, local = self.rows.locate_one(row)
             out.append(self._segments[segment].line(local))
         return out
 
-    def read(self, rows: Sequence[int]) -> list[Chunk]:
-        """The chunks of ``rows``, read together (a search's hits)."""
+    def read(self, rows: Sequence[int], ranked: bool = False) -> list[Chunk]:
+        """The chunks of ``rows``, read together (a search's hits; ``ranked``: rows a search of
+        this build returned, not checked again)."""
         if self._all is not None:
             return [self._all[row] for row in rows]
-        return [chunk_from_json(orjson.loads(line)) for line in self._lines_of(rows)]
+        return [chunk_from_json(orjson.loads(line)) for line in self._lines_of(rows, ranked)]
 
-    def lazy(self, groups: Sequence[Sequence[int]]) -> list[Sequence[Chunk]]:
+    def lazy(self, groups: Sequence[Sequence[int]], ranked: bool = False) -> list[Sequence[Chunk]]:
         """For each group of rows its chunks, read now, parsed on first use (LazyChunks; a
-        collapsed hit's siblings), all groups' lines read together."""
+        collapsed hit's siblings), all groups' lines read together (``ranked``: as in read)."""
         if self._all is not None:
             return [tuple(self._all[row] for row in rows) if rows else () for rows in groups]
-        lines = iter(self._lines_of([row for rows in groups for row in rows]))
+        every = [row for rows in groups for row in rows]
+        single = self._single()
+        found = (
+            single.spans(np.array(every, dtype=np.int64) if ranked else self._checked(every))
+            if single
+            else None
+        )
+        if found is not None:  # one segment: the lines are read when first used
+            mapped, spans = found
+            ranges = iter(spans)
+            return [
+                LazyChunks.in_map(mapped, [next(ranges) for _ in rows]) if rows else () for rows in groups
+            ]
+        lines = iter(self._lines_of(every, ranked))
         return [LazyChunks([next(lines) for _ in rows]) if rows else () for rows in groups]
 
     def _single(self) -> SegmentLines | None:

@@ -270,6 +270,15 @@ class SegmentLines:
             return [os.pread(self.fd, end - start, start) for start, end in zip(starts, ends, strict=True)]
         return [mapped[start:end] for start, end in zip(starts, ends, strict=True)]
 
+    def spans(self, rows: np.ndarray) -> tuple[mmap.mmap, list[tuple[int, int]]] | None:
+        """The memory map of chunks.jsonl and the byte range of each of ``rows`` in it (None:
+        not mapped: an empty file, or closed), for reading them later (LazyChunks.in_map)."""
+        mapped = self._map if self._map is not None else self._mapped()
+        if mapped is None:
+            return None
+        starts, ends = self.offsets[rows].tolist(), self.offsets[rows + 1].tolist()
+        return mapped, list(zip(starts, ends, strict=True))
+
     def _mapped(self) -> mmap.mmap | None:
         if self.fd < 0 or not int(self.offsets[-1]):
             return None
@@ -286,9 +295,9 @@ class SegmentLines:
         return (os.pread(self.fd, size, 0) if size else b"").splitlines(keepends=True)
 
     def close(self) -> None:
-        if self._map is not None:
-            self._map.close()
-            self._map = None
+        # The map is dropped, not closed: it closes with its last reference, which a hit's
+        # unread siblings may hold (LazyChunks.in_map); without them, here.
+        self._map = None
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1

@@ -342,7 +342,7 @@ def top_of_totals(
     matched = totals[candidates].astype(np.float32)
     if len(candidates) > k:
         kth = np.partition(matched, len(matched) - k)[len(matched) - k]
-        kept = matched >= kth
+        kept = (matched >= kth).nonzero()[0]  # ~k of thousands: two small gathers, not two masks
         candidates, matched = candidates[kept], matched[kept]
     order = np.argsort(-matched, kind="stable")[:k]
     return list(zip(candidates[order].tolist(), matched[order].tolist(), strict=True))

@@ -128,8 +128,8 @@ def test_ranking_reads_no_chunk_beyond_the_hits(built, embedder, monkeypatch):
     results = [index.search(q, k=3, mode="bm25", fetch_k=100) for q in QUERIES]
     hits = [hit for result in results for hit in result.hits]
     returned = sum(1 + len(hit.siblings) for hit in hits)
-    assert hits and len(read) == returned  # 100 candidates ranked a query, only the hits' lines read
-    assert len(parsed) == len(hits) < returned  # and only the hits parsed: siblings when used
+    assert hits and len(read) == len(parsed) == len(hits) < returned  # 100 candidates ranked a
+    # query, only the hits read and parsed: their siblings when used
     siblings = [s.id for hit in hits for s in hit.siblings]
     assert parsed[len(hits) :] == siblings
 
