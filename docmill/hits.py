@@ -25,8 +25,8 @@ class Hit:
     calls: tuple[str, ...] = ()
     # chunks of the same place (page, section, symbol: indexers/ranking/collapse.py) that ranked
     # below this one, best first; collapsed into this hit so k hits are k different places. A
-    # search's hits carry them read but not parsed until used (indexers.build.chunk_json.LazyChunks:
-    # a sequence equal to the tuple of its chunks).
+    # search's hits carry them unread until used (indexers.build.chunk_json.LazyChunks: a sequence
+    # equal to the tuple of its chunks, readable after the build is closed).
     siblings: Sequence[Chunk] = ()
     row: int | None = None  # the chunk's row in the build it came from (HybridIndex.context reads around it)
 
