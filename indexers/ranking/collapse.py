@@ -134,8 +134,6 @@ def collapse_keys(keys: Sequence[int], k: int) -> list[list[int]]:
     else:
         return places
     # k places are open: a later candidate can only join one of them
-    for later in range(position, len(keys)):
-        found = slot.get(keys[later])
-        if found is not None:
-            places[found].append(later)
+    for later in [i for i in range(position, len(keys)) if keys[i] in slot]:
+        places[slot[keys[later]]].append(later)
     return places
