@@ -5,6 +5,7 @@ run. Also the core alone (``BM25Index.top_k`` on pre-tokenised queries), labelle
 
     PYTHONPATH=. .venv/bin/python bench/bench_public_bm25.py [--queries 809] [--index DIR | --ingest]
         [--before DIR] [--runs 3] [--peer-corpus chunks|documents] [--profile]
+        [--dump FILE] [--expect FILE]
 
 ``--ingest``: the check of issue 25: build SciFact's corpus.jsonl with ``docmill ingest`` (the CLI,
 in a subprocess) into a fresh folder seeded with a copy of the eval cache's SciFact index, so the
@@ -12,15 +13,24 @@ build re-uses its embeddings (an ingest embeds only texts it has no vector for; 
 none of them) and is written by this code (its place column included). ``--before DIR``: an index
 built before the place column (its segments lack it, so collapse parses candidates' chunks) timed
 in the same interleaving, and its top-10 ids and scores compared with ``--index``'s on every
-query. ``--runs``: the interleaved timing repeated, one ratio per run.
+query. ``--runs``: the interleaved timing repeated, one ratio per run: the public call and bm25s alone,
+alternated per query (another call between them would warm or evict either's caches);
+``--variants``: then ``collapse="none"``, the core and ``--before`` with bm25s in a second
+interleaving.
 ``--peer-corpus documents``: bm25s indexes SciFact's 5,183 documents (title + text) instead of
 docmill's chunks of them (~2 per document). ``--profile``: also where the public call's time goes
 (cProfile over the same queries, cumulative, top entries).
+``--dump FILE``: every query's default result (top-10 chunk ids, scores, siblings, explain text,
+abstained, confidence) written as JSON; ``--expect FILE``: the same compared with a file another
+checkout (e.g. main's code on the same build) dumped, query by query: the check that a speed-up
+returns the same results. Each run starts with the index's query-term cache cleared (bm25s caches
+no tokens), so no run re-uses the previous run's tokenising.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -64,6 +74,38 @@ def same_results(after: object, before: object, queries: list[str]) -> str:
     return f"top-10 ids identical on {same} / {len(queries)} queries, max score difference {diff:g}"
 
 
+def result_record(result: object) -> dict[str, object]:
+    """What must not change when the call gets faster: hits (ids, scores, siblings' ids, explain),
+    abstained and the reason, confidence."""
+    return {
+        "hits": [
+            [h.chunk.id, h.score, [s.id for s in h.siblings], h.explain]
+            for h in result.hits  # type: ignore[attr-defined]
+        ],
+        "abstained": result.abstained,  # type: ignore[attr-defined]
+        "reason": result.reason,  # type: ignore[attr-defined]
+        "confidence": result.confidence,  # type: ignore[attr-defined]
+    }
+
+
+def check_expected(index: object, queries: list[str], dump: Path | None, expect: Path | None) -> None:
+    """``--dump`` / ``--expect``: every query's default result written, or compared with a dump."""
+    records = {q: result_record(index.search(q, k=10, mode="bm25")) for q in queries}  # type: ignore[attr-defined]
+    if dump is not None:
+        dump.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+        print(f"results of {len(records)} queries written to {dump}")
+    if expect is not None:
+        expected = json.loads(expect.read_text(encoding="utf-8"))
+        differ = [q for q in queries if records[q] != expected.get(q)]
+        siblings = sum(len(h[2]) for r in records.values() for h in r["hits"])  # type: ignore[union-attr]
+        print(
+            f"results identical to {expect} (ids, scores, siblings, explain, abstain, confidence) on "
+            f"{len(queries) - len(differ)} / {len(queries)} queries ({siblings} siblings in all)"
+        )
+        for q in differ[:5]:
+            print(f"  differs: {q!r}\n    now {records[q]}\n    was {expected.get(q)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=809)
@@ -74,6 +116,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="above 1, repeats hit the query-term cache")
     parser.add_argument("--peer-corpus", choices=("chunks", "documents"), default="chunks")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--variants", action="store_true", help="also time collapse='none', the core and --before"
+    )
+    parser.add_argument("--dump", type=Path, default=None, help="write every query's result as JSON")
+    parser.add_argument("--expect", type=Path, default=None, help="compare every result with a --dump")
     args = parser.parse_args()
 
     import bm25s
@@ -102,6 +149,8 @@ def main() -> None:
             f"{index.chunks.has_places}; bm25s over {len(peer_texts)} {args.peer_corpus}; "
             f"{len(queries)} queries x {args.rounds} rounds x {args.runs} runs"
         )
+        if args.dump or args.expect:
+            check_expected(index, queries, args.dump, args.expect)
         if before is not None:
             print(f"before: {args.before} ({before.build.name}), place column: {before.chunks.has_places}")
             print(same_results(index, before, queries))
@@ -111,17 +160,23 @@ def main() -> None:
                 bm25s.tokenize(q, show_progress=False), k=10, show_progress=False, n_threads=0
             )
 
-        calls = {
-            "public": lambda q: index.search(q, k=10, mode="bm25"),
+        head = {"public": lambda q: index.search(q, k=10, mode="bm25"), "bm25s": peer}
+        more = {
             "nocollapse": lambda q: index.search(q, k=10, mode="bm25", collapse="none"),
             "core": lambda q: index.bm25.top_k(tokens[q], 10),
             "bm25s": peer,
         }
         if before is not None:
-            calls["before"] = lambda q: before.search(q, k=10, mode="bm25")
+            more["before"] = lambda q: before.search(q, k=10, mode="bm25")
         for run in range(1, args.runs + 1):
-            print(f"\nrun {run}:")
-            report(interleaved(calls, queries, rounds=args.rounds))
+            print(f"\nrun {run}: the public call and bm25s alternated per query")
+            for opened in (index, before):
+                if opened is not None:
+                    opened._terms.cache_clear()  # each run tokenises its queries afresh, as bm25s does
+            report(interleaved(head, queries, rounds=args.rounds))
+            if args.variants:
+                print(f"run {run}, variants (a second interleaving, with bm25s again):")
+                report(interleaved(more, queries, rounds=args.rounds))
         if args.profile:
             profile(lambda: [index.search(q, k=10, mode="bm25") for q in queries])
 

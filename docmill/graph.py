@@ -245,13 +245,14 @@ class GraphFile:
         if handle is True:
             handle = open_graph_file(build, manifest.files)
         self._handle: IO[bytes] | None = handle or None
+        self._readable = graph_readable(manifest.extra)  # read once: every search asks
         self._graph: CodeGraph | None = None
         self._lock = threading.Lock()
 
     @property
     def readable(self) -> bool:
         """The build has a graph of the version this docmill reads."""
-        return self._handle is not None and graph_readable(self.manifest.extra)
+        return self._handle is not None and self._readable
 
     def with_context(self, hits: list[Hit]) -> list[Hit]:
         """Code hits with their "used by" / "calls" lists; unchanged without a readable graph."""

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from chunkers.model import Chunk
 from indexers.ranking.fusion import Fused
 
 RETRIEVERS = ("bm25", "vector")
+_LABELS = {"vector": "vec", "bm25": "bm25"}  # each retriever's name in ``explain``
 
 
 @dataclass(frozen=True)
@@ -23,8 +24,10 @@ class Hit:
     used_by: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
     # chunks of the same place (page, section, symbol: indexers/ranking/collapse.py) that ranked
-    # below this one, best first; collapsed into this hit so k hits are k different places
-    siblings: tuple[Chunk, ...] = ()
+    # below this one, best first; collapsed into this hit so k hits are k different places. A
+    # search's hits carry them unread until used (indexers.build.chunk_json.LazyChunks: a sequence
+    # equal to the tuple of its chunks, readable after the build is closed).
+    siblings: Sequence[Chunk] = ()
     row: int | None = None  # the chunk's row in the build it came from (HybridIndex.context reads around it)
 
     @property
@@ -67,10 +70,12 @@ def hit_of_place(
     factors: Mapping[int, float],
     chunk_of: Callable[[int], Chunk],
     fusion: str = "rrf",
+    siblings: Sequence[Chunk] | None = None,
 ) -> Hit:
     """The hit of one ranked place (indexers.ranking.policy.places): its lead chunk with each
     side's rank and raw score, the explanation (fused score, evidence tier, test-code factor,
-    how many chunks of the same place) and the place's other chunks as siblings."""
+    how many chunks of the same place) and the place's other chunks as ``siblings`` (read by
+    ``chunk_of`` when not given)."""
     item = place[0]
     ranks: dict[str, int | None] = {name: item.ranks.get(name) for name in RETRIEVERS}
     scores: dict[str, float | None] = {n: raw.get(n, {}).get(item.row) for n in RETRIEVERS}
@@ -81,8 +86,77 @@ def hit_of_place(
         text += f" test-code x{factors[item.row]:g}"
     if len(place) > 1:
         text += f" +{len(place) - 1} same place"
-    siblings = tuple(chunk_of(other.row) for other in place[1:])
+    if siblings is None:
+        siblings = tuple(chunk_of(other.row) for other in place[1:])
     return Hit(chunk_of(item.row), item.score, ranks, scores, text, siblings=siblings, row=item.row)
+
+
+def hits_of_side(
+    name: str,
+    places: Sequence[Sequence[int]],
+    pairs: Sequence[tuple[int, float]],
+    leads: Sequence[Chunk],
+    siblings: Sequence[Sequence[Chunk]],
+) -> list[Hit]:
+    """``hit_of_place`` for each place of a ranking of one side: ``name``'s (row, score)
+    ``pairs`` in its order, each place given as positions in ``pairs`` (its lead first), with its
+    lead's chunk and its siblings already read. The same hits, without a ``Fused`` record per
+    candidate (one side: no fused score, tier or test-code factor to explain)."""
+    label = _LABELS.get(name)
+    out = []
+    for members, chunk, around in zip(places, leads, siblings, strict=True):
+        lead = members[0]
+        row, score = pairs[lead]
+        ranks: dict[str, int | None]
+        scores: dict[str, float | None]
+        text = ""
+        if name == "bm25":  # RETRIEVERS' order; what explain() writes for one side's rank and score
+            ranks, scores = {"bm25": lead + 1, "vector": None}, {"bm25": score, "vector": None}
+            text = f"{label}#{lead + 1}({score:.2f})"
+        elif name == "vector":
+            ranks, scores = {"bm25": None, "vector": lead + 1}, {"bm25": None, "vector": score}
+            text = f"{label}#{lead + 1}({score:.2f})"
+        else:
+            ranks, scores = dict.fromkeys(RETRIEVERS), dict.fromkeys(RETRIEVERS)
+        if len(members) > 1:
+            text += f" +{len(members) - 1} same place"
+        out.append(_hit(chunk, score, ranks, scores, text, around, row))
+    return out
+
+
+_HIT_FIELDS = ("chunk", "score", "ranks", "scores", "explain", "used_by", "calls", "siblings", "row")
+
+
+def _hit(
+    chunk: Chunk,
+    score: float,
+    ranks: dict[str, int | None],
+    scores: dict[str, float | None],
+    text: str,
+    siblings: Sequence[Chunk],
+    row: int,
+) -> Hit:
+    """``Hit(chunk, score, ranks, scores, text, siblings=siblings, row=row)`` without the frozen
+    dataclass's ``__init__`` (one ``object.__setattr__`` per field: a search makes ten)."""
+    if _HIT_DIRECT:
+        hit = object.__new__(Hit)
+        object.__setattr__(
+            hit,
+            "__dict__",
+            {
+                "chunk": chunk,
+                "score": score,
+                "ranks": ranks,
+                "scores": scores,
+                "explain": text,
+                "used_by": (),
+                "calls": (),
+                "siblings": siblings,
+                "row": row,
+            },
+        )
+        return hit
+    return Hit(chunk, score, ranks, scores, text, siblings=siblings, row=row)
 
 
 def sibling_json(chunk: Chunk) -> dict[str, Any]:
@@ -101,7 +175,7 @@ def _span(ranges: list[tuple[int, int]]) -> tuple[int, int]:
     return min(a for a, _ in ranges), max(b for _, b in ranges)
 
 
-def place_citation(chunk: Chunk, siblings: tuple[Chunk, ...]) -> str:
+def place_citation(chunk: Chunk, siblings: Sequence[Chunk]) -> str:
     """``chunk.citation()`` with its page or line range widened to cover the siblings."""
     if not siblings:
         return chunk.citation()
@@ -113,6 +187,9 @@ def place_citation(chunk: Chunk, siblings: tuple[Chunk, ...]) -> str:
     if chunk.lines and lines:
         return replace(chunk, lines=_span(lines)).citation()
     return chunk.citation()
+
+
+_HIT_DIRECT = tuple(f.name for f in fields(Hit)) == _HIT_FIELDS and not hasattr(Hit, "__post_init__")
 
 
 @dataclass(frozen=True)
@@ -160,7 +237,7 @@ def explain(
     """`vec#1(0.71) bm25#3(12.40) z=2.3140` (z-score fusion) or `... rrf=0.0323`; a retriever that
     did not return the chunk is omitted."""
     parts = []
-    label = {"vector": "vec", "bm25": "bm25"}
+    label = _LABELS
     for name in ("vector", "bm25"):
         rank, score = ranks.get(name), scores.get(name)
         if rank is not None and score is not None:

@@ -14,7 +14,7 @@ import numpy as np
 from docmill import filters as filtering
 from docmill.context import Passage, enclosing
 from docmill.graph import GraphFile, References
-from docmill.hits import Hit, SearchResult, hit_of_place
+from docmill.hits import Hit, SearchResult, hit_of_place, hits_of_side
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
 from docmill.rerank import rerank_or_fused
 from indexers.build.files import EMBEDDINGS_FILE
@@ -38,6 +38,9 @@ from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking import policy
 from indexers.ranking.abstain import AbstainModel, is_short, known_idf_share, lexical_evidence
 from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
+from indexers.ranking.collapse import CollapsePolicy, collapse_keys
+from indexers.ranking.collapse import check_policy as check_collapse
+from indexers.ranking.collapse import collapse as collapse_positions
 from indexers.ranking.fusion import rrf
 from indexers.ranking.options import Mode, SearchOptions
 from indexers.ranking.policy import TEST_CODE_PATH, Ranked
@@ -331,6 +334,8 @@ class HybridIndex:
     ) -> list[Hit]:
         """The top ``k`` places: fused (or one side's) ranking -> tiers and test-code demotion
         (several sides) -> one hit per place (indexers/ranking/collapse.py) -> kind floor."""
+        if len(results) == 1:
+            return self._rank_side(results, k, collapse)
         chunk_of = functools.cache(self.chunks.__getitem__)
         # each candidate's place from the build's place column, in one gather: no chunk parsed to rank
         known = self.chunks.places([row for pairs in results.values() for row, _ in pairs])
@@ -349,7 +354,36 @@ class HybridIndex:
             ranking = policy.one_side(results)
         places = policy.places(ranking, place_of, collapse, k, self.kind_floor if fused else 0)
         raw = {name: dict(pairs) for name, pairs in results.items()}
-        return [hit_of_place(place, raw, fused, factors, chunk_of, fusion.method) for place in places]
+        siblings = self.chunks.lazy([[item.row for item in place[1:]] for place in places])
+        return [
+            hit_of_place(place, raw, fused, factors, chunk_of, fusion.method, around)
+            for place, around in zip(places, siblings, strict=True)
+        ]
+
+    def _rank_side(self, results: Mapping[str, Ranked], k: int, collapse: str) -> list[Hit]:
+        """``_rank`` of one side's ranking: what policy.one_side, policy.places and hit_of_place
+        give (one side: no tiers, demotion or kind floor), over positions in the side's list, so
+        no record is made per candidate; the hits' chunks are read together."""
+        ((name, pairs),) = results.items()
+        places = self._side_places(pairs, check_collapse(collapse), k)
+        leads = self.chunks.read([pairs[members[0]][0] for members in places], ranked=True)
+        siblings = self.chunks.lazy([[pairs[i][0] for i in members[1:]] for members in places], ranked=True)
+        return hits_of_side(name, places, pairs, leads, siblings)
+
+    def _side_places(self, pairs: Ranked, collapse: CollapsePolicy, k: int) -> list[list[int]]:
+        """The top ``k`` places of one side's ranking as positions in it (collapse.py): where
+        "the same place" is an equivalence among the candidates (the place column's keys: no
+        page ranges or code symbols to overlap) one grouping by key, else collapse step by step,
+        reading only the documents of candidates past the ``k``-th place."""
+        if collapse == "none":
+            return [[i] for i in range(min(k, len(pairs)))]
+        rows = [row for row, _ in pairs]
+        keys = self.chunks.place_keys(rows, collapse)
+        if keys is not None:
+            return collapse_keys(keys, k)
+        place = self.chunks.place_reader()
+        docs = self.chunks.doc_ids(rows)
+        return collapse_positions(range(len(rows)), lambda i: place(rows[i]), collapse, k, docs)[:k]
 
     def _exact_rows(
         self, query: str, bm25_hits: Ranked | None, df: Mapping[str, int] | None

@@ -11,6 +11,7 @@ from typing import Any
 
 from docmill.cli.common import (
     EXIT_OK,
+    EXIT_USAGE,
     _endpoint,
     _filters,
     _print_json,
@@ -39,13 +40,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         exclude=tuple(args.exclude),
         ignore_files=args.ignore_files,
     )
+    if args.replicas < 0 or (args.replicas and not args.shards):
+        print("error: --replicas R needs --shards N (R >= 1 replica folders of each shard)", file=sys.stderr)
+        return EXIT_USAGE
     if args.shards:  # N ordinary index folders under --index and a root manifest (flows/shards.py)
         from flows.shards import run_sharded_ingest
 
         sharded = run_sharded_ingest(
             args.sources, args.index, args.shards, config, full_rebuild=args.full_rebuild
         )
-        print(json.dumps(sharded.to_json(), indent=1) if args.json else sharded.summary())
+        replicas = _replicate(args.index, args.replicas)
+        out = {**sharded.to_json(), "replicas": replicas}
+        summary = sharded.summary() + (f"; {replicas} replica(s) of each shard" if replicas else "")
+        print(json.dumps(out, indent=1) if args.json else summary)
         return EXIT_OK
     bars = _progress_bars(args)
     try:
@@ -73,6 +80,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         _print_skips(report.skipped_files, report.empty_files)
         print(report.summary())
     return EXIT_OK
+
+
+def _replicate(root: str, copies: int) -> int:
+    """``--replicas``: give each shard of ``root`` ``copies`` replica folders when it has another
+    number (the ingest just published its builds in the ones it has); the count it now has."""
+    from flows.shards import add_replicas
+    from indexers.build.shards import RootManifest
+
+    shards = RootManifest.read(Path(root)).shards
+    if copies and any(len(entry.replicas) != copies for entry in shards):
+        shards = add_replicas(root, copies).shards
+    return min((len(entry.replicas) for entry in shards), default=0)
 
 
 def cmd_query(args: argparse.Namespace) -> int:

@@ -124,6 +124,15 @@ def _add_ingest(sub: Any) -> None:
         "per stage (count, time, rate) (auto); always bars; never",
     )
     p.add_argument("--shards", type=int, default=0, help="split into N shards by path hash (0: one index)")
+    p.add_argument(
+        "--replicas",
+        type=int,
+        default=0,
+        metavar="R",
+        help="with --shards: keep R replica folders of every shard (INDEX/replicas/<shard>-r<i>, builds "
+        "hard-linked), published with each ingest; a search asks a replica when a shard's primary fails "
+        "(0: keep what the root has)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from indexers.build.files import MANIFEST
 
@@ -50,6 +52,29 @@ class DocumentRecord:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
+_RECORD_FIELDS = frozenset(f.name for f in fields(DocumentRecord))
+_RECORD_REQUIRED = frozenset(
+    f.name for f in fields(DocumentRecord) if f.default is MISSING and f.default_factory is MISSING
+)
+
+
+def _records(documents: list[dict[str, Any]]) -> list[DocumentRecord]:
+    """``[DocumentRecord(**d) for d in documents]``, a record's fields set at once where it has
+    every required field and no other (a manifest lists every file of the tree: tens of thousands
+    of records at every open); any other row goes through ``__init__`` and its TypeError."""
+    out = []
+    new = object.__new__
+    for row in documents:
+        keys = row.keys() if isinstance(row, dict) else None
+        if keys is None or not (_RECORD_REQUIRED <= keys <= _RECORD_FIELDS):
+            out.append(DocumentRecord(**row))
+            continue
+        record = new(DocumentRecord)
+        record.__dict__ = {"reason": None, "chunks": 0, "records": 0, "metadata": {}, **row}
+        out.append(record)
+    return out
+
+
 @dataclass
 class Manifest:
     docmill_version: str
@@ -86,7 +111,7 @@ class Manifest:
                 f"(expects {SCHEMA_VERSION}); rebuild the index with `docmill ingest`"
             )
         values = dict(data)
-        values["documents"] = [DocumentRecord(**d) for d in values.get("documents", [])]
+        values["documents"] = _records(values.get("documents", []))
         try:
             return cls(**values)
         except TypeError as exc:
@@ -106,10 +131,14 @@ class Manifest:
         path = folder / MANIFEST
         if not path.is_file():
             raise ManifestError(f"no {MANIFEST} in {folder}: not a docmill build")
+        raw = path.read_bytes()
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ManifestError(f"{path} is not valid JSON: {exc}") from exc
+            data = orjson.loads(raw)  # several MB for a large tree's documents: read at every open
+        except orjson.JSONDecodeError:
+            try:  # what orjson does not read (NaN, integers past 64 bits) but json wrote
+                data = json.loads(raw.decode("utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ManifestError(f"{path} is not valid JSON: {exc}") from exc
         return cls.from_json(data)
 
     def record_files(

@@ -114,6 +114,7 @@ class PlaceColumn:
         self._strings: list[str | None] = [None] * count  # decoded on first use
         self._headings: list[tuple[str, ...] | None] = [None] * count
         self._decoded: dict[int, Place] = {}  # line -> place, up to ROW_CACHE (then started afresh)
+        self._key_arrays: dict[str, np.ndarray] = {}  # collapse policy -> each line's key (_keys)
         size = os.fstat(self.fd).st_size
         if self.table.ndim != 2 or self.table.shape[1] != WIDTH or int(self.offsets[-1]) != size:
             self.close()
@@ -140,7 +141,8 @@ class PlaceColumn:
         return found
 
     def place(self, line: int) -> Place:
-        return self.places(np.asarray([line]))[0]
+        found = self._decoded.get(line)
+        return found if found is not None else self.places(np.asarray([line]))[0]
 
     def places(self, lines: np.ndarray) -> list[Place]:
         """The places of ``lines`` (local line numbers): decoded ones from the row cache, the
@@ -156,6 +158,47 @@ class PlaceColumn:
             if len(missing) == len(wanted):
                 return fresh
         return [decoded[line] for line in wanted]
+
+    def doc_ids(self, lines: np.ndarray) -> list[str]:
+        """The document of each of ``lines``, from the column's document ids alone (what collapse
+        reads first: a candidate whose document leads no place is not decoded further)."""
+        strings, string = self._strings, self._string
+        return [strings[i] or string(i) for i in self.table[lines, _DOC].tolist()]
+
+    def place_keys(self, lines: np.ndarray, policy: str) -> list[int] | None:
+        """A key per line of ``lines`` such that two of them lie in the same place under collapse
+        ``policy`` (indexers.ranking.collapse.same_place) exactly when their keys are equal, or
+        None where "the same place" is no such relation among them (_keys)."""
+        keys = self._keys(policy)
+        if keys is None or not len(lines):
+            return None
+        found = keys[lines]
+        return found.tolist() if found.min() >= 0 else None
+
+    def _keys(self, policy: str) -> np.ndarray | None:
+        """Per line an int64 key of its place under ``policy`` where places are classes of equal
+        keys: the same document ("document"; "page" for a line without pages), the same document
+        and heading path ("section" for a line with no pages and no code symbol); -1 for a line
+        whose place overlaps others by pages or a code symbol's lines (collapse decides those step
+        by step). Computed over the column on first use, kept."""
+        found = self._key_arrays.get(policy)
+        if found is not None or policy not in ("document", "page", "section"):
+            return found
+        table = self.table
+        doc = table[:, _DOC].astype(np.int64)
+        if policy == "document":
+            keys = doc
+        elif policy == "page":
+            keys = np.where(table[:, _PAGE0] != NONE, NONE, doc)
+        else:
+            kinds = np.unique(table[:, _KIND]).tolist()
+            code = [i for i in kinds if i != NONE and self._string(i) == "code"]
+            overlapping = (table[:, _PAGE0] != NONE) | (
+                np.isin(table[:, _KIND], code) & (table[:, _SYMBOL] != NONE)
+            )
+            keys = np.where(overlapping, NONE, doc * max(len(self._strings), 1) + table[:, _HEADING])
+        self._key_arrays[policy] = keys
+        return keys
 
     def _decode(self, lines: list[int]) -> list[Place]:
         strings, headings, string, heading_of = self._strings, self._headings, self._string, self._heading

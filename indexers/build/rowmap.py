@@ -8,10 +8,12 @@ full rebuild of the same tree would, and ties, broken by row, break the same way
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import orjson
 
 Mapping = int | npt.NDArray[np.int64]  # an offset (lines are consecutive rows) or local -> row, -1 masked
 
@@ -62,6 +64,36 @@ class RowMap:
             for size, rows, own in zip(sizes, masked, per_segment, strict=True)
         ]
         return cls(sizes, to_row, row)
+
+    @classmethod
+    def from_spans(
+        cls,
+        sizes: Sequence[int],
+        masked: Sequence[npt.NDArray[np.int64]],
+        paths: Sequence[str],
+        spans: npt.NDArray[np.int64],
+    ) -> RowMap:
+        """``by_path`` with the live spans of every segment as arrays: ``paths`` and the rows of
+        ``spans`` (segment, first line, lines), in any order; they are ordered by path, segment,
+        first line and lines (by_path's tuple order) in one lexsort, not as Python tuples."""
+        spans = np.asarray(spans, dtype=np.int64).reshape(-1, 3)
+        segment, start, count = spans[:, 0], spans[:, 1], spans[:, 2]
+        if len(paths):
+            _, code = np.unique(np.array(paths, dtype=np.str_), return_inverse=True)
+            order = np.lexsort((count, start, segment, code.reshape(-1)))
+        else:
+            order = np.zeros(0, dtype=np.int64)
+        ordered = count[order]
+        row = np.empty(len(order), dtype=np.int64)
+        row[order] = np.cumsum(ordered) - ordered
+        expected = sum(size - len(rows) for size, rows in zip(sizes, masked, strict=True))
+        if int(count.sum()) != expected:
+            raise ValueError(f"docs.json covers {int(count.sum())} live lines, the chunks files {expected}")
+        to_row = []
+        for i, (size, rows) in enumerate(zip(sizes, masked, strict=True)):
+            own = segment == i
+            to_row.append(_rows_of_spans(size, len(rows), start[own], count[own], row[own]))
+        return cls(sizes, to_row, expected)
 
     def rows(self, segment: int, local: npt.NDArray[Any], spare: int = -1) -> npt.NDArray[np.int64]:
         """Rows of local line ids of ``segment``; masked lines get ``spare``."""
@@ -130,3 +162,37 @@ def _segment_rows(size: int, n_masked: int, spans: list[tuple[int, int, int]]) -
         within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
         mapping[np.repeat(starts, counts) + within] = np.repeat(rows, counts) + within
     return mapping
+
+
+def _rows_of_spans(
+    size: int,
+    n_masked: int,
+    start: npt.NDArray[np.int64],
+    count: npt.NDArray[np.int64],
+    row: npt.NDArray[np.int64],
+) -> Mapping:
+    """``_segment_rows`` over arrays: an offset when the segment's lines are consecutive rows in
+    line order, else local -> row (-1: masked)."""
+    order = np.argsort(start, kind="stable")
+    start, count, row = start[order], count[order], row[order]
+    consecutive = not n_masked and len(start) and start[0] == 0 and int(count.sum()) == size
+    if consecutive and np.array_equal(row - start, np.full(len(row), row[0])):
+        return int(row[0])
+    mapping = np.full(size, -1, dtype=np.int64)
+    if len(start):
+        within = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        mapping[np.repeat(start, count) + within] = np.repeat(row, count) + within
+    return mapping
+
+
+def read_span_arrays(path: Path) -> tuple[list[str], npt.NDArray[np.int64]]:
+    """A segment's docs.json ([path, first line, lines] per source file) as (paths, int64 (n, 2)
+    first lines and lines): what opening a build reads (FileNotFoundError, ValueError, TypeError
+    on a missing or malformed file)."""
+    data = orjson.loads(path.read_bytes())
+    if not isinstance(data, list) or any(not isinstance(item, list) or len(item) != 3 for item in data):
+        raise ValueError("not a list of triples")
+    paths, starts, counts = (list(column) for column in zip(*data, strict=True)) if data else ([], [], [])
+    if not all(isinstance(p, str) for p in paths):
+        raise TypeError("a path is not a string")
+    return paths, np.column_stack([np.array(starts, dtype=np.int64), np.array(counts, dtype=np.int64)])

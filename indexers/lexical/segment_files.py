@@ -59,7 +59,7 @@ class SegmentPostings:
         """Write the segment's BM25 files into ``folder``; params.json last (marks it complete)."""
         folder.mkdir(parents=True, exist_ok=True)
         written = [folder / VOCAB_FILE]
-        written[0].write_text(json.dumps(self.counts.terms, ensure_ascii=False), encoding="utf-8")
+        written[0].write_text(json.dumps(list(self.counts.terms), ensure_ascii=False), encoding="utf-8")
         for name in ARRAY_FILES:
             written.append(folder / f"{name}.npy")
             np.save(written[-1], np.ascontiguousarray(getattr(self.counts, name)), allow_pickle=False)
@@ -82,7 +82,7 @@ class SegmentPostings:
     def load(cls, folder: Path, mmap: bool = True) -> SegmentPostings:
         """Read ``save``'s files; BM25FormatError naming the file on anything missing or inconsistent."""
         params, vocab, arrays = read_folder(
-            folder, FORMAT, FORMAT_VERSION, "BM25 segment", _ARRAY_KINDS, mmap
+            folder, FORMAT, FORMAT_VERSION, "BM25 segment", _ARRAY_KINDS, mmap, lazy_vocabulary=True
         )
         problems = []
         if len(arrays["indptr"]) != len(vocab) + 1:
@@ -99,7 +99,7 @@ class SegmentPostings:
             )
         if problems:
             raise BM25FormatError(f"inconsistent BM25 segment in {folder}: {'; '.join(problems)}")
-        counts = TermCounts(vocab, arrays["indptr"], arrays["indices"], arrays["tf"], arrays["doc_lengths"])
+        counts = TermCounts(vocab, arrays["indptr"], arrays["indices"], arrays["tf"], arrays["doc_lengths"])  # type: ignore[arg-type]
         weights_for = params.get("weights_for")
         if not isinstance(weights_for, dict):
             return cls(counts)

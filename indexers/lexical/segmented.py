@@ -20,6 +20,7 @@ those documents took from the statistics: re-tokenised once when they are masked
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,8 +34,9 @@ from indexers.lexical.bm25 import (
     BM25Index,
     BM25Params,
     BM25Result,
-    top_hits,
+    top_of_totals,
 )
+from indexers.lexical.bm25_files import Vocabulary
 from indexers.lexical.segment_files import Deletions as Deletions
 from indexers.lexical.segment_files import SegmentPostings as SegmentPostings
 from indexers.lexical.segment_files import check_deleted_tokens as check_deleted_tokens
@@ -71,7 +73,6 @@ class _Segment:
     def __init__(self, postings: SegmentPostings, deletions: Deletions) -> None:
         counts = postings.counts
         self.counts = counts
-        self.term_ids = {term: i for i, term in enumerate(counts.terms)}
         # Plain ndarray views of the memory-mapped arrays: slicing an np.memmap goes through its
         # Python-level __getitem__ (a query slices once per term), a view of the same pages does not.
         self.indptr: npt.NDArray[np.int64] = np.asarray(counts.indptr)
@@ -82,6 +83,15 @@ class _Segment:
         self.n_live = self.n_local - len(deletions)
         self.deleted_length = deletions.length
         self.norm: npt.NDArray[np.float64] = np.zeros(0)
+
+    @functools.cached_property
+    def term_ids(self) -> dict[str, int]:
+        """term -> term id, made on the first query (a Vocabulary makes it once for every copy
+        of this segment: for_corpus)."""
+        terms = self.counts.terms
+        if isinstance(terms, Vocabulary):
+            return terms.ids()
+        return dict(zip(terms, range(len(terms)), strict=True))
 
 
 class SegmentedBM25:
@@ -174,10 +184,21 @@ class SegmentedBM25:
     def _scores(
         self, postings: Mapping[str, tuple[int, int, list[tuple[int, int, int]]]]
     ) -> npt.NDArray[np.float32]:
+        return self._totals(postings).astype(np.float32)
+
+    def _totals(
+        self, postings: Mapping[str, tuple[int, int, list[tuple[int, int, int]]]]
+    ) -> npt.NDArray[np.float64]:
+        """Every row's score summed in float64 (``_scores`` rounds them to float32)."""
         if not postings:
-            return np.zeros(self.n_docs, dtype=np.float32)
-        dfs = np.fromiter((df for _, df, _ in postings.values()), dtype=np.int64, count=len(postings))
-        idfs = np.log1p((self.stats_docs - dfs + 0.5) / (dfs + 0.5)).tolist()
+            return np.zeros(self.n_docs, dtype=np.float64)
+        if self._stored is not None and isinstance(self._row_of[0], int) and self._row_of[0] == 0:
+            return self._stored_totals(postings)
+        if self._stored is not None:  # the stored weights hold the idf already
+            idfs = [0.0] * len(postings)
+        else:
+            dfs = np.fromiter((df for _, df, _ in postings.values()), dtype=np.int64, count=len(postings))
+            idfs = np.log1p((self.stats_docs - dfs + 0.5) / (dfs + 0.5)).tolist()
         docs: list[list[npt.NDArray[np.int32]]] = [[] for _ in self._segments]
         term_weights: list[list[npt.NDArray[np.float32]]] = [[] for _ in self._segments]
         for (count, _, slices), idf in zip(postings.values(), idfs, strict=True):
@@ -202,7 +223,22 @@ class SegmentedBM25:
         all_weights = np.concatenate(weights) if len(weights) > 1 else weights[0]
         # One C loop over all postings of the query, summed in float64 like the reference formula.
         totals = np.bincount(all_rows, weights=all_weights, minlength=self.n_docs + 1)
-        return totals[: self.n_docs].astype(np.float32)
+        return totals[: self.n_docs]
+
+    def _stored_totals(
+        self, postings: Mapping[str, tuple[int, int, list[tuple[int, int, int]]]]
+    ) -> npt.NDArray[np.float64]:
+        """``_totals`` of a full build (one segment, its lines the rows, its weights stored): the
+        same arrays concatenated in the same order, without the per-segment bookkeeping."""
+        indices, stored = self._segments[0].indices, self._stored
+        assert stored is not None
+        docs, weights = [], []
+        for count, _, ((_, start, end),) in postings.values():
+            docs.append(indices[start:end])
+            weights.append(stored[start:end] * np.float32(count) if count > 1 else stored[start:end])
+        all_rows = np.concatenate(docs) if len(docs) > 1 else docs[0]
+        all_weights = np.concatenate(weights) if len(weights) > 1 else weights[0]
+        return np.bincount(all_rows, weights=all_weights, minlength=self.n_docs + 1)[: self.n_docs]
 
     def _term_weights(self, segment_index: int, start: int, end: int, idf: float) -> npt.NDArray[np.float32]:
         """float32 weights of one term's postings in one segment, from its tf and this build's
@@ -303,7 +339,7 @@ class SegmentedBM25:
             postings = {
                 t: (count, int(df.get(t, own)), slices) for t, (count, own, slices) in postings.items()
             }
-        hits = top_hits(self._scores(postings), k, allowed, self.n_docs) if k else []
+        hits = top_of_totals(self._totals(postings), k, allowed, self.n_docs) if k else []
         return BM25Result(hits, _live_df(postings, query_tokens))
 
 

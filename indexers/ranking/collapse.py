@@ -76,17 +76,29 @@ def same_place(lead: PlaceKey, other: PlaceKey, policy: CollapsePolicy) -> bool:
 
 
 def collapse(
-    items: Sequence[T], chunk_of: Callable[[T], PlaceKey], policy: CollapsePolicy, k: int | None
+    items: Sequence[T],
+    chunk_of: Callable[[T], PlaceKey],
+    policy: CollapsePolicy,
+    k: int | None,
+    docs: Sequence[str] | None = None,
 ) -> list[list[T]]:
     """``items`` (best first) grouped into at most ``k`` places (None: all), each a list whose
-    first member leads. Deterministic: the order of ``items`` decides everything."""
+    first member leads. Deterministic: the order of ``items`` decides everything.
+
+    ``docs``: each item's ``doc_id`` (what ``chunk_of(item).doc_id`` says), when the caller has
+    them cheaper than the whole place: once ``k`` places are open an item can only join one led
+    from its own document, so an item whose document leads none is passed over without
+    ``chunk_of``. The places are the same with or without ``docs``."""
     check_policy(policy)
     limit = len(items) if k is None else k
     if policy == "none":
         return [[item] for item in items[:limit]]
     places: list[list[T]] = []
     by_doc: dict[str, list[tuple[PlaceKey, list[T]]]] = {}  # a document's places, with their leads
-    for item in items:
+    full = limit <= 0
+    for i, item in enumerate(items):
+        if full and docs is not None and docs[i] not in by_doc:
+            continue  # no place of its document to join, and none to open
         chunk = chunk_of(item)
         same_doc = by_doc.setdefault(chunk.doc_id, [])
         for lead, place in same_doc:
@@ -94,7 +106,34 @@ def collapse(
                 place.append(item)
                 break
         else:
-            if len(places) < limit:
+            if not full:
                 places.append([item])
                 same_doc.append((chunk, places[-1]))
+                full = len(places) >= limit
+    return places
+
+
+def collapse_keys(keys: Sequence[int], k: int) -> list[list[int]]:
+    """``collapse`` over positions 0..len(keys)-1 where "the same place" is "the same key" (an
+    equivalence, e.g. the same document and heading path: indexers.build.places'
+    ``place_keys``): each key's positions form one place, the places open in the order of their
+    first positions and the first ``k`` are kept. What ``collapse`` returns for such a relation,
+    with a dictionary lookup per candidate instead of comparing it with each lead."""
+    places: list[list[int]] = []
+    slot: dict[int, int] = {}
+    position = 0
+    for position, key in enumerate(keys):
+        if len(places) >= k:
+            break
+        found = slot.get(key)
+        if found is None:
+            slot[key] = len(places)
+            places.append([position])
+        else:
+            places[found].append(position)
+    else:
+        return places
+    # k places are open: a later candidate can only join one of them
+    for later in [i for i in range(position, len(keys)) if keys[i] in slot]:
+        places[slot[keys[later]]].append(later)
     return places

@@ -75,8 +75,7 @@ class SearchOptions:
     @classmethod
     def from_kwargs(cls, **options: Any) -> SearchOptions:
         """The options of ``search(q, **options)``; an unknown name is a TypeError naming it."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(options) - known)
+        unknown = sorted(set(options) - _OPTION_NAMES)
         if unknown:
             raise TypeError(f"search() got unexpected keyword arguments: {', '.join(unknown)}")
         return cls(**options)
@@ -90,3 +89,6 @@ class SearchOptions:
     def depth(self) -> int:
         """How many places are ranked: ``k``, or the reranker's ``rerank_k`` when deeper."""
         return max(self.k, self.rerank_k) if self.rerank is not None else self.k
+
+
+_OPTION_NAMES = frozenset(f.name for f in fields(SearchOptions))  # what from_kwargs accepts

@@ -177,3 +177,56 @@ def test_a_whole_build_segment_scores_from_its_stored_weights_like_bm25index(tmp
     )
     other_k1 = SegmentedBM25([(loaded, Deletions())], BM25Params(1.2, 0.75))
     np.testing.assert_allclose(other_k1.scores(["w1"]), BM25Index.build(docs).scores(["w1"]), atol=1e-6)
+
+
+def test_search_ranks_as_top_hits_over_float32_scores(tmp_path: Path) -> None:
+    """SegmentedBM25.search cuts and orders the float64 totals of the matched rows only
+    (bm25.top_of_totals): the same hits, scores and ties by row as top_hits over every row's
+    float32 score, with and without a filter, for a full build (stored weights) and a segmented
+    one, down to k past the matches; ties are made common by a tiny vocabulary."""
+    from indexers.lexical.bm25 import top_hits
+
+    rng = random.Random(11)
+    docs = corpus(rng, 400, vocab_size=25)
+    full = SegmentPostings(count_terms(docs)).with_weights(BM25Params())
+    stored = SegmentedBM25([(full, Deletions())], BM25Params())
+    segments = Segments(BM25Params())
+    segments.add(docs[:250])
+    segments.add(docs[250:])
+    segments.delete(0, [3, 7, 8])
+    for index in (stored, segments.index()):
+        assert (index._stored is not None) == (index is stored)
+        for _ in range(60):
+            query = rng.sample([f"w{i}" for i in range(30)], rng.randint(1, 6))
+            allowed = (
+                np.array([rng.random() < 0.4 for _ in range(index.n_docs)]) if rng.random() < 0.3 else None
+            )
+            for k in (1, 10, 100, 1000):
+                expected = top_hits(index.scores(query), k, allowed, index.n_docs)
+                assert index.search(query, k, allowed).hits == expected
+
+
+def test_a_segment_vocabulary_is_read_on_first_use_from_the_file_opened_at_load(tmp_path: Path) -> None:
+    """SegmentPostings.load opens vocab.json and parses it on the first query (Vocabulary): the
+    scores are those of an eagerly read vocabulary, the file may be unlinked after loading (a
+    pruned build), and a damaged one is a BM25FormatError naming it, at first use."""
+    from indexers.lexical.bm25_files import Vocabulary
+
+    rng = random.Random(5)
+    docs = corpus(rng, 80)
+    folder = tmp_path / "bm25"
+    SegmentPostings(count_terms(docs)).save(folder)
+    loaded = SegmentPostings.load(folder)
+    assert isinstance(loaded.counts.terms, Vocabulary) and loaded.counts.terms._terms is None
+    (folder / "vocab.json").unlink()  # pruned after opening: the open file still reads
+    index = SegmentedBM25([(loaded, Deletions())], BM25Params())
+    assert loaded.counts.terms._terms is None  # nothing parsed before a query
+    reference = BM25Index.build(docs)
+    for query in (["w1", "w2"], ["w7", "w40", "w40"], ["nope"]):
+        np.testing.assert_allclose(index.scores(query), reference.scores(query), atol=1e-6)
+    assert loaded.counts.terms == count_terms(docs).terms and len(loaded.counts.terms) == len(reference.terms)
+    SegmentPostings(count_terms(docs)).save(folder)
+    (folder / "vocab.json").write_text('["w1", "w2"]', encoding="utf-8")
+    damaged = SegmentedBM25([(SegmentPostings.load(folder), Deletions())], BM25Params())
+    with pytest.raises(BM25FormatError, match=r"vocab\.json must hold a JSON list of \d+ terms"):
+        damaged.scores(["w1"])

@@ -3,7 +3,7 @@
 import pytest
 
 from chunkers.model import Chunk
-from indexers.ranking.collapse import collapse, same_place
+from indexers.ranking.collapse import collapse, collapse_keys, same_place
 
 
 def chunk(cid, doc="a.pdf", kind="text", pages=None, lines=None, heading=(), symbol=None):
@@ -71,3 +71,43 @@ def test_unknown_policy_is_a_clear_error():
 def test_deterministic():
     runs = {str(ids(collapse(PDF, lambda c: c, "section", 4))) for _ in range(5)}
     assert len(runs) == 1
+
+
+def test_grouping_by_key_is_collapse_over_an_equivalence():
+    """collapse_keys (one dictionary lookup a candidate) makes the places collapse makes when "the
+    same place" is "the same key": random rankings of text chunks whose key is (document,
+    heading), every k, and the documents-given shortcut of collapse agrees too."""
+    import random
+
+    rng = random.Random(3)
+    for _ in range(300):
+        n = rng.randint(0, 40)
+        items = [
+            chunk(f"c{i}", doc=f"d{rng.randint(0, 6)}", heading=(f"h{rng.randint(0, 2)}",)) for i in range(n)
+        ]
+        keys = [hash((c.doc_id, c.heading_path)) for c in items]
+        for k in (0, 1, 3, 10, 50):
+            expected = collapse(list(range(n)), items.__getitem__, "section", k)
+            assert collapse_keys(keys, k) == expected
+            docs = [c.doc_id for c in items]
+            assert collapse(list(range(n)), items.__getitem__, "section", k, docs) == expected
+
+
+def test_the_documents_shortcut_keeps_overlapping_places():
+    """With pages (overlap is no equivalence) collapse with ``docs`` reads only candidates of a
+    document that leads a place once k are open, and returns the same places."""
+    read = []
+
+    def place_of(i):
+        read.append(i)
+        return PDF[i]
+
+    docs = [c.doc_id for c in PDF]
+    expected = collapse(list(range(len(PDF))), lambda i: PDF[i], "section", 2)
+    assert collapse(list(range(len(PDF))), place_of, "section", 2, docs) == expected
+    other = [chunk("x", doc="b.pdf", pages=(1, 1)), *PDF]
+    read.clear()
+    got = collapse(
+        list(range(len(other))), lambda i: read.append(i) or other[i], "page", 1, [c.doc_id for c in other]
+    )
+    assert got == [[0]] and read == [0]  # one place open: a.pdf's chunks are never read

@@ -5,6 +5,7 @@ same hits with and without it (a build written before it falls back to the chunk
 incremental segments and merges keep it."""
 
 import json
+import pickle
 import shutil
 from pathlib import Path
 
@@ -14,11 +15,15 @@ import pytest
 import docmill
 from chunkers.model import Chunk
 from chunkers.sizing import ChunkOptions
+from docmill.hits import hit_of_place
 from flows.config import IngestConfig
+from indexers.build import chunk_json, chunkstore
 from indexers.build.files import MANIFEST, PLACE_OFFSETS_FILE, PLACE_STRINGS_FILE, PLACES_FILE
 from indexers.build.places import PlaceColumn, place_of, write_places
 from indexers.build.segments import SegmentLines, load_segment, merge_segments, segment_infos
 from indexers.build.store import IndexStore
+from indexers.ranking import policy
+from indexers.ranking.collapse import same_place
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 COLUMN_FILES = (PLACES_FILE, PLACE_STRINGS_FILE, PLACE_OFFSETS_FILE)
@@ -112,12 +117,114 @@ def test_same_hits_with_and_without_the_column(built, embedder, tmp_path, mode, 
 def test_ranking_reads_no_chunk_beyond_the_hits(built, embedder, monkeypatch):
     _, path, _ = built
     index = docmill.open_index(path, embedder=embedder)
-    parsed = []
-    original = SegmentLines.chunk
-    monkeypatch.setattr(SegmentLines, "chunk", lambda self, row: parsed.append(row) or original(self, row))
-    result = index.search("retry backoff attempt", k=3, mode="bm25", fetch_k=100)
-    returned = sum(1 + len(hit.siblings) for hit in result.hits)
-    assert result.hits and len(parsed) == returned  # 100 candidates ranked, only the hits read
+    read, parsed = [], []
+    line, lines, parse = SegmentLines.line, SegmentLines.lines, chunk_json.chunk_from_json
+    monkeypatch.setattr(SegmentLines, "line", lambda self, row: read.append(row) or line(self, row))
+    monkeypatch.setattr(
+        SegmentLines, "lines", lambda self, rows: read.extend(rows.tolist()) or lines(self, rows)
+    )
+    monkeypatch.setattr(chunk_json, "chunk_from_json", lambda row: parsed.append(row["id"]) or parse(row))
+    monkeypatch.setattr(chunkstore, "chunk_from_json", chunk_json.chunk_from_json)
+    results = [index.search(q, k=3, mode="bm25", fetch_k=100) for q in QUERIES]
+    hits = [hit for result in results for hit in result.hits]
+    returned = sum(1 + len(hit.siblings) for hit in hits)
+    assert hits and len(read) == len(parsed) == len(hits) < returned  # 100 candidates ranked a
+    # query, only the hits read and parsed: their siblings when used
+    siblings = [s.id for hit in hits for s in hit.siblings]
+    assert parsed[len(hits) :] == siblings
+
+
+def _reference_hits(index, results, k, collapse):
+    """What HybridIndex._rank made of one side's ranking before its own path: a Fused record per
+    candidate (policy.one_side), policy.places over the column, hit_of_place with chunks read one
+    by one."""
+    ranking = policy.one_side(results)
+    places = policy.places(ranking, index.chunks.place, collapse, k)
+    raw = {name: dict(pairs) for name, pairs in results.items()}
+    return [hit_of_place(place, raw, False, {}, index.chunks.__getitem__) for place in places]
+
+
+@pytest.mark.parametrize("collapse", ["section", "page", "document", "none"])
+def test_one_side_ranks_as_the_reference(built, embedder, tmp_path, collapse):
+    """The one-side path (positions, place keys where places are classes, chunks read together,
+    siblings parsed on use) gives the hits the reference composition gives, field by field, on a
+    PDF + Markdown + code build (pages and code symbols: the step-by-step collapse) with and
+    without the column, at several depths."""
+    _, path, _ = built
+    indexes = [docmill.open_index(path, embedder=embedder)]
+    indexes.append(docmill.open_index(_without_column(path, tmp_path / "old"), embedder=embedder))
+    paths = {"keys": 0, "steps": 0}
+    for index in indexes:
+        for query in [*QUERIES, "retry", "the", "page manual device proxy retry"]:
+            for k in (1, 3, 10):
+                for side in ("bm25", "vector"):
+                    if side == "bm25":
+                        pairs = index.bm25.search(index.tokenizer(query), 100).hits
+                    else:
+                        pairs = index._vector(query, 100, None)
+                    rows = [row for row, _ in pairs]
+                    keys = index.chunks.place_keys(rows, collapse) if collapse != "none" else None
+                    paths["keys" if keys is not None else "steps"] += 1
+                    got = index._rank(query, {side: pairs}, k, policy.Fusion(), None, 1.0, collapse)
+                    assert got == _reference_hits(index, {side: pairs}, k, collapse), (query, k, side)
+    assert paths["steps"] > 0 and (collapse == "none" or paths["keys"] > 0)
+
+
+def test_place_keys_are_the_same_place_relation(built, embedder):
+    _, path, _ = built
+    index = docmill.open_index(path, embedder=embedder)
+    store = index.chunks
+    n = len(store)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for policy_name in ("section", "page", "document"):
+        for size in (2, 5, 20, n):
+            for _ in range(30):
+                rows = rng.choice(n, size=min(size, n), replace=False).tolist()
+                keys = store.place_keys(rows, policy_name)
+                if keys is None:
+                    continue
+                checked += 1
+                places = [store.place(row) for row in rows]
+                for i in range(len(rows)):
+                    for j in range(len(rows)):
+                        same = same_place(places[i], places[j], policy_name)
+                        assert same == (keys[i] == keys[j]), (policy_name, rows[i], rows[j])
+    assert checked > 0
+    assert store.place_keys(list(range(n)), "section") is None  # pages and code symbols overlap
+
+
+def test_chunks_read_fast_are_the_chunks(built, embedder):
+    _, path, _ = built
+    index = docmill.open_index(path, embedder=embedder)
+    store = index.chunks
+    rows = list(range(len(store)))
+    expected = [Chunk.from_json(json.loads(line)) for line in _lines(store, rows)]
+    got = store.read(rows)
+    assert got == expected and [c.__dict__ for c in got] == [c.__dict__ for c in expected]
+    assert all(type(c.heading_path) is tuple and type(c.metadata) is dict for c in got)
+    lazy = store.lazy([rows[:3], [], rows[5:6]])
+    assert lazy[1] == () and lazy[0] == tuple(expected[:3]) and list(lazy[2]) == expected[5:6]
+    assert len(lazy[0]) == 3 and lazy[0][1] == expected[1] and lazy[0][-2:] == tuple(expected[1:3])
+    assert pickle.loads(pickle.dumps(lazy[0])) == lazy[0]
+    with pytest.raises(IndexError):
+        store.read([len(store)])
+    with pytest.raises(ValueError, match="unknown chunk kind"):
+        chunk_json.chunk_from_json({**expected[0].to_json(), "kind": "bogus"})
+
+
+def _lines(store, rows):
+    segment = store._segments[0]
+    return [segment.line(row) for row in rows]
+
+
+def test_siblings_stay_readable_after_the_build_is_closed(built, embedder):
+    _, path, _ = built
+    index = docmill.open_index(path, embedder=embedder)
+    result = index.search("retry backoff attempt", k=2, mode="bm25")
+    assert any(hit.siblings for hit in result.hits)
+    index.close()
+    assert all(s.citation() for hit in result.hits for s in hit.siblings)
 
 
 @pytest.mark.parametrize("written_before_the_column", [False, True])

@@ -134,3 +134,41 @@ def test_on_dask_a_replica_answers_for_a_frozen_then_a_killed_primary(replicated
     answers = [remote.search("network backup", k=10, mode="bm25") for _ in range(10)]
     assert not any(a.partial for a in answers), [a.shards for a in answers]
     assert all(_ids(a) == _ids(full) for a in answers)
+
+
+def test_ingest_keeps_replicas_from_the_cli(tmp_path, capsys):
+    """`docmill ingest TREE --index ROOT --shards 2 --replicas 1`: each shard gets a replica folder
+    holding its build, the root opens and answers, a later ingest of a changed tree publishes the
+    new builds in the replicas too, and --replicas without --shards is a usage error."""
+    import json
+
+    import docmill
+    from docmill.cli import main
+
+    from .conftest import write_corpus
+
+    tree = write_corpus(tmp_path / "tree", files=12)
+    root = tmp_path / "root"
+    argv = ["ingest", str(tree), "--index", str(root), "--shards", "2", "--replicas", "1", "--json"]
+    assert main([*argv, "--progress", "never"]) == 0
+    assert json.loads(capsys.readouterr().out)["replicas"] == 1
+
+    def in_step() -> list[str]:
+        builds = []
+        for entry in RootManifest.read(root).shards:
+            primary, replica = _folders(root, entry.name)
+            assert IndexStore(replica).current_name() == IndexStore(primary).current_name() == entry.build
+            builds.append(entry.build)
+        return builds
+
+    first = in_step()
+    assert all(len(e.replicas) == 1 for e in RootManifest.read(root).shards)
+    index = docmill.open_index(root)
+    assert index.search("network backup", k=5, mode="bm25").hits
+    changed = next(tree.rglob("*.md"))
+    changed.write_text(changed.read_text(encoding="utf-8") + "\nA new paragraph about backup.\n", "utf-8")
+    assert main([*argv, "--progress", "never"]) == 0
+    capsys.readouterr()
+    assert in_step() != first  # the changed file's shard published a new build, in its replica too
+    assert main(["ingest", str(tree), "--index", str(tmp_path / "one"), "--replicas", "1"]) == 2
+    assert "--replicas R needs --shards N" in capsys.readouterr().err
