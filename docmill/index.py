@@ -249,6 +249,8 @@ class HybridIndex:
         position = {chunk_id: i for i, chunk_id in enumerate(ids)}
         fused = rrf({str(i): [position[h.chunk.id] for h in r.hits] for i, r in enumerate(results)}, rrf_k)
         notes = [note for r in results for note in r.notes]
+        if not fused and not any(r.abstained for r in results):  # nothing judged: filters no chunk passes
+            return SearchResult([], reason=results[0].reason, notes=notes, build=self.build.name)
         if not fused:
             reasons = "; ".join(sorted({r.reason or "no hits" for r in results}))
             reason = f"every phrasing abstained ({reasons})"

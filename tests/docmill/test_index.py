@@ -120,6 +120,12 @@ def test_search_many_fuses_phrasings(index):
     assert nothing.abstained and nothing.hits == [] and "every phrasing abstained" in nothing.reason
 
 
+def test_search_many_with_filters_no_chunk_passes_says_so_and_does_not_abstain(index):
+    none = index.search_many(["evict entry", "LRU cache"], k=3, filters={"path": "proj/nowhere/*"})
+    assert none.hits == [] and not none.abstained and none.confidence is None
+    assert none.reason == "no chunk matches the filters: path=proj/nowhere/*"
+
+
 def test_concurrent_searches_from_threads_agree_with_serial_ones(index):
     from concurrent.futures import ThreadPoolExecutor
 
