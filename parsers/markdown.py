@@ -55,6 +55,7 @@ _DIRECTIVE_LINE = re.compile(
 _HEADING_ATTRS = re.compile(r"[ \t]*\{:?[ \t]*[#.][\w:.-]+(?:[ \t]+[^{}\n]*)?\}[ \t]*$")
 # A custom-container fence line (markdown-it-container: VitePress, Docusaurus admonitions), such as
 # ":::warning Experimental" or ":::": the marker and its type are markup; its title is text.
+_ANCHOR_ID = re.compile(r"#([\w:.-]+)")
 _CONTAINER_LINE = re.compile(r"^[ \t]*:{3,}[ \t]*(?:[A-Za-z][\w-]*)?[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _HTML_TAG = re.compile(r"<[^>]*>")
 # Keys the parser itself writes; front matter cannot override them.
@@ -208,6 +209,26 @@ def _line_range(node: SyntaxTreeNode, body_lines: list[str], offset: int) -> tup
     return start + 1 + offset, end + offset
 
 
+def heading_text(raw: str) -> str:
+    """A heading without its attribute block; an explicit anchor whose words the heading does not
+    hold stays as an alias in brackets: a translated page keeps its English anchors
+    ("跳过链接 {#skip-link}" -> "跳过链接 (skip link)"), the section's name in the source language,
+    which a reader may search for. An anchor that only repeats the heading ("Install {#install}")
+    adds nothing."""
+    found = _HEADING_ATTRS.search(raw)
+    if found is None:
+        return raw
+    text = raw[: found.start()].rstrip()
+    anchor = _ANCHOR_ID.search(found.group(0))
+    words = [w for w in re.split(r"[-_.:]+", anchor.group(1)) if w] if anchor else []
+    if not text or not words or not any(w.isalpha() and w.isascii() for w in words):
+        return text
+    folded = text.casefold()
+    if all(w.casefold() in folded for w in words):
+        return text
+    return f"{text} ({' '.join(words)})"
+
+
 def block_tree(body: str, max_nesting: int = ParseOptions().markdown_max_nesting) -> SyntaxTreeNode:
     """The block-level syntax tree of ``body``; inline tokens keep their flat ``children``.
 
@@ -265,7 +286,7 @@ def iter_blocks(
             level = int(node.tag[1:])
             while headings and headings[-1][0] >= level:
                 headings.pop()
-            text = _HEADING_ATTRS.sub("", " ".join(_inline(node).split()))
+            text = heading_text(" ".join(_inline(node).split()))
             if not text:
                 continue
             headings.append((level, text))

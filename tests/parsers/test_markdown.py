@@ -267,3 +267,17 @@ def test_heading_attributes_and_container_markers_are_not_indexed_as_text() -> N
     assert code.text == ":::tip kept in code\n## Title {#kept}"
     assert ("paragraph", "Open me.", ("Suspense", "Loading state")) in texts
     assert not any(":::" in b.text or "{#" in b.text for b in doc.blocks if b.kind != "code")
+
+
+def test_an_anchor_the_heading_does_not_spell_stays_as_its_alias() -> None:
+    """A translated page keeps its English anchors: the anchor's words are the section's name in
+    the source language, so they stay (in brackets, without the markup); an anchor that only
+    repeats the heading adds nothing."""
+    doc = parse_text(
+        "# 无障碍访问 {#accessibility}\n\n## 跳过链接 {#skip-link}\n\n加一个跳到正文的链接。\n\n"
+        "## Install {#install}\n\nRun it.\n"
+    )
+    headings = [b.text for b in doc.blocks if b.kind == "heading"]
+    assert headings == ["无障碍访问 (accessibility)", "跳过链接 (skip link)", "Install"]
+    body = next(b for b in doc.blocks if b.kind == "paragraph")
+    assert body.heading_path == ("无障碍访问 (accessibility)", "跳过链接 (skip link)")
