@@ -12,7 +12,17 @@ import orjson
 from chunkers.model import CHUNK_KINDS, Chunk
 
 # Chunk's fields as chunk_from_json fills them; a Chunk with other fields is built by from_json.
-_FIELDS = ("id", "doc_id", "path", "kind", "text", "index_text", "heading_path", "pages", "lines")
+_FIELDS: tuple[str, ...] = (
+    "id",
+    "doc_id",
+    "path",
+    "kind",
+    "text",
+    "index_text",
+    "heading_path",
+    "pages",
+    "lines",
+)
 _FIELDS += ("symbol", "language", "metadata")
 _DIRECT = tuple(f.name for f in dataclasses.fields(Chunk)) == _FIELDS and not hasattr(Chunk, "__slots__")
 _KEYS = frozenset(_FIELDS)

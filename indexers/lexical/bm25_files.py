@@ -38,7 +38,7 @@ class Vocabulary(Sequence[str]):
     holds is checked when it is read (a JSON list of that many strings, else BM25FormatError)."""
 
     def __init__(self, path: Path, count: int) -> None:
-        self.path, self.count = path, count
+        self.path, self.size = path, count
         try:
             self._file: Any = open(path, "rb")  # noqa: SIM115  (read and closed on first use)
         except FileNotFoundError as exc:
@@ -79,12 +79,12 @@ class Vocabulary(Sequence[str]):
                 terms = json.loads(data.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise BM25FormatError(f"BM25 index file {self.path} is not valid JSON: {exc}") from exc
-        if not isinstance(terms, list) or len(terms) != self.count:
-            raise BM25FormatError(f"{self.path} must hold a JSON list of {self.count} terms")
+        if not isinstance(terms, list) or len(terms) != self.size:
+            raise BM25FormatError(f"{self.path} must hold a JSON list of {self.size} terms")
         return terms
 
     def __len__(self) -> int:
-        return self.count
+        return self.size
 
     @overload
     def __getitem__(self, i: int) -> str: ...
@@ -152,7 +152,7 @@ def load_array(path: Path, kind: str, mmap: bool) -> npt.NDArray[Any]:
     return array
 
 
-def check_shapes(folder: Path, params: dict[str, Any], vocab: list[Any], arrays: dict[str, Any]) -> None:
+def check_shapes(folder: Path, params: dict[str, Any], vocab: Sequence[Any], arrays: dict[str, Any]) -> None:
     problems = []
     if len(arrays["indptr"]) != len(vocab) + 1:
         problems.append(f"indptr has {len(arrays['indptr'])} entries for {len(vocab)} terms")
