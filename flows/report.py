@@ -11,7 +11,7 @@ from typing import Any
 
 from flows import incremental
 from flows.ignorefiles import Ignored
-from flows.outcomes import is_empty
+from flows.outcomes import is_empty, skipped_for_reason
 from indexers.build.manifest import DocumentRecord
 
 
@@ -84,7 +84,7 @@ def make_report(
     timings: dict[str, float],
 ) -> IngestReport:
     empty = [r.path for r in records if is_empty(r)]
-    skipped = [(r.path, r.reason or "") for r in records if r.status != "indexed" and not is_empty(r)]
+    skipped = skipped_for_reason(records)
     return IngestReport(
         build=build,
         index=str(index),

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from flows.globs import selected
 from flows.ignorefiles import Ignored, IgnoreRules
-from flows.outcomes import EMPTY, EMPTY_REASON, ParseOutcome, SourceRef, skip_status
-from indexers.build.manifest import DocumentRecord
+from flows.outcomes import EMPTY_REASON, ParseOutcome, SourceRef, skip_status
+from indexers.build.manifest import EMPTY, INDEXED, SKIPPED, DocumentRecord
 from parsers.guard import parse_with_limits
 from parsers.model import SkipFile
 from parsers.options import ParseOptions
@@ -122,8 +122,8 @@ def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
         return ParseOutcome(DocumentRecord(ref.rel_path, "", size, parser, skip_status(str(exc)), str(exc)))
     except OSError as exc:
         reason = f"unreadable: {exc.strerror or exc}"
-        return ParseOutcome(DocumentRecord(ref.rel_path, "", 0, parser, "skipped", reason))
-    record = DocumentRecord(ref.rel_path, source.sha256, len(source.data), parser, "indexed")
+        return ParseOutcome(DocumentRecord(ref.rel_path, "", 0, parser, SKIPPED, reason))
+    record = DocumentRecord(ref.rel_path, source.sha256, len(source.data), parser, INDEXED)
     if not source.data.strip():
         record.status, record.reason = EMPTY, EMPTY_REASON
         return ParseOutcome(record)
@@ -134,11 +134,11 @@ def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
         log.info("skipping %s: %s", ref.rel_path, exc)
         return ParseOutcome(record)
     except Exception as exc:  # a parser bug must cost one file, not the whole ingest
-        record.status, record.reason = "skipped", f"parser error: {type(exc).__name__}: {exc}"
+        record.status, record.reason = SKIPPED, f"parser error: {type(exc).__name__}: {exc}"
         log.warning("could not parse %s, skipping it", ref.rel_path, exc_info=True)
         return ParseOutcome(record)
     if not docs:
-        record.status, record.reason = "skipped", "no content"
+        record.status, record.reason = SKIPPED, "no content"
         return ParseOutcome(record)
     record.records = len(docs)
     if len(docs) == 1 and docs[0].metadata:

@@ -22,7 +22,7 @@ from flows.builds import build_next, build_whole
 from flows.builds import publish as publish_build
 from flows.config import IngestConfig
 from flows.gate import QualityGateFailed, evaluate_builds
-from flows.outcomes import IngestError, ParseOutcome, is_empty
+from flows.outcomes import IngestError, ParseOutcome, skipped_for_reason
 from flows.run import BuildContent, Chunked, IngestRun
 from flows.settings import check_model, choose_model, embedding_info, keep_model, same_embedding
 from flows.sources import discover_tree
@@ -157,7 +157,7 @@ def check_outcome(
 ) -> None:
     """Raise IngestError in strict mode with skips (empty files aside), or when the build would
     hold no chunks (``chunks``: the chunks, or how many the build will hold)."""
-    skipped = [(r.path, r.reason or "") for r in records if r.status != "indexed" and not is_empty(r)]
+    skipped = skipped_for_reason(records)
     if config.strict and skipped:
         listing = "; ".join(f"{p}: {why}" for p, why in skipped[:20])
         raise IngestError(f"strict mode: {len(skipped)} file(s) skipped, nothing published ({listing})")
