@@ -53,9 +53,11 @@ _DIRECTIVE_LINE = re.compile(
 # A heading's attribute block, such as "Install {#install}" or "Setup {: #setup .tip}" (Pandoc,
 # kramdown, VitePress, Hugo, MkDocs attr_list): its anchor, not its text.
 _HEADING_ATTRS = re.compile(r"[ \t]*\{:?[ \t]*[#.][\w:.-]+(?:[ \t]+[^{}\n]*)?\}[ \t]*$")
+# The explicit anchor inside such a block ("#skip-link"), and the separators between its words.
+_ANCHOR_ID = re.compile(r"#([\w:.-]+)")
+_ANCHOR_WORD_BREAK = re.compile(r"[-_.:]+")
 # A custom-container fence line (markdown-it-container: VitePress, Docusaurus admonitions), such as
 # ":::warning Experimental" or ":::": the marker and its type are markup; its title is text.
-_ANCHOR_ID = re.compile(r"#([\w:.-]+)")
 _CONTAINER_LINE = re.compile(r"^[ \t]*:{3,}[ \t]*(?:[A-Za-z][\w-]*)?[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _HTML_TAG = re.compile(r"<[^>]*>")
 # Keys the parser itself writes; front matter cannot override them.
@@ -220,7 +222,7 @@ def heading_text(raw: str) -> str:
         return raw
     text = raw[: found.start()].rstrip()
     anchor = _ANCHOR_ID.search(found.group(0))
-    words = [w for w in re.split(r"[-_.:]+", anchor.group(1)) if w] if anchor else []
+    words = [w for w in _ANCHOR_WORD_BREAK.split(anchor.group(1)) if w] if anchor else []
     if not text or not words or not any(w.isalpha() and w.isascii() for w in words):
         return text
     folded = text.casefold()
