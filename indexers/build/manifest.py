@@ -11,8 +11,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from indexers.build import json_bytes
 from indexers.build.files import MANIFEST
 
 # 2: builds are segments (indexers/segments.py); a version-1 build is rebuilt in full.
@@ -133,12 +132,9 @@ class Manifest:
             raise ManifestError(f"no {MANIFEST} in {folder}: not a docmill build")
         raw = path.read_bytes()
         try:
-            data = orjson.loads(raw)  # several MB for a large tree's documents: read at every open
-        except orjson.JSONDecodeError:
-            try:  # what orjson does not read (NaN, integers past 64 bits) but json wrote
-                data = json.loads(raw.decode("utf-8"))
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise ManifestError(f"{path} is not valid JSON: {exc}") from exc
+            data = json_bytes.loads(raw)  # several MB for a large tree's documents: read at every open
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ManifestError(f"{path} is not valid JSON: {exc}") from exc
         return cls.from_json(data)
 
     def record_files(

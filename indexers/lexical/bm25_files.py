@@ -12,8 +12,8 @@ from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
+from indexers.build import json_bytes
 from indexers.build.files import BM25_PARAMS_FILE as PARAMS_FILE
 from indexers.build.files import BM25_VOCAB_FILE as VOCAB_FILE
 
@@ -73,12 +73,9 @@ class Vocabulary(Sequence[str]):
         finally:
             self._file.close()
         try:
-            terms = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            try:
-                terms = json.loads(data.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise BM25FormatError(f"BM25 index file {self.path} is not valid JSON: {exc}") from exc
+            terms = json_bytes.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise BM25FormatError(f"BM25 index file {self.path} is not valid JSON: {exc}") from exc
         if not isinstance(terms, list) or len(terms) != self.size:
             raise BM25FormatError(f"{self.path} must hold a JSON list of {self.size} terms")
         return terms
