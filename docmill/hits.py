@@ -107,17 +107,12 @@ def hits_of_side(
     for members, chunk, around in zip(places, leads, siblings, strict=True):
         lead = members[0]
         row, score = pairs[lead]
-        ranks: dict[str, int | None]
-        scores: dict[str, float | None]
+        ranks: dict[str, int | None] = dict.fromkeys(RETRIEVERS)  # RETRIEVERS' order, as hit_of_place
+        scores: dict[str, float | None] = dict.fromkeys(RETRIEVERS)
         text = ""
-        if name == "bm25":  # RETRIEVERS' order; what explain() writes for one side's rank and score
-            ranks, scores = {"bm25": lead + 1, "vector": None}, {"bm25": score, "vector": None}
+        if label is not None:  # what explain() writes for one side's rank and score
+            ranks[name], scores[name] = lead + 1, score
             text = f"{label}#{lead + 1}({score:.2f})"
-        elif name == "vector":
-            ranks, scores = {"bm25": None, "vector": lead + 1}, {"bm25": None, "vector": score}
-            text = f"{label}#{lead + 1}({score:.2f})"
-        else:
-            ranks, scores = dict.fromkeys(RETRIEVERS), dict.fromkeys(RETRIEVERS)
         if len(members) > 1:
             text += f" +{len(members) - 1} same place"
         out.append(_hit(chunk, score, ranks, scores, text, around, row))
@@ -237,11 +232,10 @@ def explain(
     """`vec#1(0.71) bm25#3(12.40) z=2.3140` (z-score fusion) or `... rrf=0.0323`; a retriever that
     did not return the chunk is omitted."""
     parts = []
-    label = _LABELS
     for name in ("vector", "bm25"):
         rank, score = ranks.get(name), scores.get(name)
         if rank is not None and score is not None:
-            parts.append(f"{label[name]}#{rank}({score:.2f})")
+            parts.append(f"{_LABELS[name]}#{rank}({score:.2f})")
     if fused is not None:
         parts.append(f"{fused_as}={fused:.4f}")
     return " ".join(parts)
