@@ -43,29 +43,6 @@ class RowMap:
         return cls(sizes, to_row, row)
 
     @classmethod
-    def by_path(
-        cls,
-        sizes: Sequence[int],
-        masked: Sequence[npt.NDArray[np.int64]],
-        spans: Sequence[Sequence[tuple[str, int, int]]],
-    ) -> RowMap:
-        """Rows in path order from each segment's live (path, first line, lines) spans."""
-        live = sorted((path, i, start, count) for i, own in enumerate(spans) for path, start, count in own)
-        per_segment: list[list[tuple[int, int, int]]] = [[] for _ in sizes]  # start, count, row
-        row = 0
-        for _, i, start, count in live:
-            per_segment[i].append((start, count, row))
-            row += count
-        expected = sum(size - len(rows) for size, rows in zip(sizes, masked, strict=True))
-        if row != expected:
-            raise ValueError(f"docs.json covers {row} live lines, the chunks files {expected}")
-        to_row = [
-            _segment_rows(size, len(rows), own)
-            for size, rows, own in zip(sizes, masked, per_segment, strict=True)
-        ]
-        return cls(sizes, to_row, row)
-
-    @classmethod
     def from_spans(
         cls,
         sizes: Sequence[int],
@@ -73,9 +50,9 @@ class RowMap:
         paths: Sequence[str],
         spans: npt.NDArray[np.int64],
     ) -> RowMap:
-        """``by_path`` with the live spans of every segment as arrays: ``paths`` and the rows of
+        """Rows in path order from the live spans of every segment: ``paths`` and the rows of
         ``spans`` (segment, first line, lines), in any order; they are ordered by path, segment,
-        first line and lines (by_path's tuple order) in one lexsort, not as Python tuples."""
+        first line and lines in one lexsort."""
         spans = np.asarray(spans, dtype=np.int64).reshape(-1, 3)
         segment, start, count = spans[:, 0], spans[:, 1], spans[:, 2]
         if len(paths):
@@ -149,21 +126,6 @@ class RowMap:
         return self._inverse
 
 
-def _segment_rows(size: int, n_masked: int, spans: list[tuple[int, int, int]]) -> Mapping:
-    """An offset when the segment's lines are consecutive rows in line order, else local -> row."""
-    spans.sort()
-    if not n_masked and spans and spans[0][0] == 0 and sum(s[1] for s in spans) == size:
-        first_row = spans[0][2]
-        if all(start - row == -first_row for start, _, row in spans):
-            return first_row
-    mapping = np.full(size, -1, dtype=np.int64)
-    if spans:
-        starts, counts, rows = (np.asarray(x, dtype=np.int64) for x in zip(*spans, strict=True))
-        within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-        mapping[np.repeat(starts, counts) + within] = np.repeat(rows, counts) + within
-    return mapping
-
-
 def _rows_of_spans(
     size: int,
     n_masked: int,
@@ -171,8 +133,8 @@ def _rows_of_spans(
     count: npt.NDArray[np.int64],
     row: npt.NDArray[np.int64],
 ) -> Mapping:
-    """``_segment_rows`` over arrays: an offset when the segment's lines are consecutive rows in
-    line order, else local -> row (-1: masked)."""
+    """A segment's mapping: an offset when its lines are consecutive rows in line order, else
+    local -> row (-1: masked)."""
     order = np.argsort(start, kind="stable")
     start, count, row = start[order], count[order], row[order]
     consecutive = not n_masked and len(start) and start[0] == 0 and int(count.sum()) == size

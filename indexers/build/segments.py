@@ -142,15 +142,21 @@ def spans_of(paths: Sequence[str]) -> list[DocSpan]:
     return spans
 
 
-def read_spans(folder: Path) -> list[DocSpan]:
+def span_arrays(folder: Path) -> tuple[list[str], np.ndarray]:
+    """A segment's docs.json as (paths, int64 (n, 2) first lines and lines) (rowmap.read_span_arrays),
+    a missing or malformed file a SegmentError."""
     path = folder / DOCS_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return [DocSpan(str(p), int(s), int(n)) for p, s, n in data]
+        return read_span_arrays(path)
     except FileNotFoundError as exc:
         raise SegmentError(f"segment file missing: {path}") from exc
     except (ValueError, TypeError) as exc:
         raise SegmentError(f"{path} is not a list of [path, start, count]: {exc}") from exc
+
+
+def read_spans(folder: Path) -> list[DocSpan]:
+    paths, spans = span_arrays(folder)
+    return [DocSpan(p, s, n) for p, (s, n) in zip(paths, spans.tolist(), strict=True)]
 
 
 def _segment_files(folder: Path, relative_to: Path) -> list[str]:
@@ -414,12 +420,7 @@ def row_map(folders: Sequence[Path], infos: Sequence[SegmentInfo], deletions: Se
     paths: list[str] = []
     spans = []
     for i, (folder, rows) in enumerate(zip(folders, masked, strict=True)):
-        try:
-            own_paths, own = read_span_arrays(folder / DOCS_FILE)
-        except FileNotFoundError as exc:
-            raise SegmentError(f"segment file missing: {folder / DOCS_FILE}") from exc
-        except (ValueError, TypeError) as exc:
-            raise SegmentError(f"{folder / DOCS_FILE} is not a list of [path, start, count]: {exc}") from exc
+        own_paths, own = span_arrays(folder)
         live = ~np.isin(own[:, 0], rows)  # a masked file's span starts at a masked line
         paths += [path for path, keep in zip(own_paths, live.tolist(), strict=True) if keep]
         spans.append(np.column_stack([np.full(int(live.sum()), i), own[live]]))

@@ -1,7 +1,8 @@
 """indexers/build/rowmap.py: a build's rows in source order. ``RowMap.from_spans`` (what opening a
-build runs: one lexsort over arrays) numbers every line as ``RowMap.by_path`` (Python tuples
-sorted) does, on random segment layouts with masked files, reordered paths and files split across
-segments; ``read_span_arrays`` reads docs.json as read_spans does and refuses malformed files."""
+build runs: one lexsort over arrays) numbers every line as the plain-Python reference below
+(``_by_path``: the spans as tuples, sorted; what opening a build ran before from_spans) does, on
+random segment layouts with masked files, reordered paths and files split across segments;
+``read_span_arrays`` reads docs.json and refuses malformed files."""
 
 from __future__ import annotations
 
@@ -12,7 +13,36 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexers.build.rowmap import RowMap, read_span_arrays
+from indexers.build.rowmap import Mapping, RowMap, read_span_arrays
+
+
+def _by_path(sizes: list[int], masked: list[np.ndarray], spans: list[list[tuple[str, int, int]]]) -> RowMap:
+    """Rows in path order from each segment's live (path, first line, lines) spans."""
+    live = sorted((path, i, start, count) for i, own in enumerate(spans) for path, start, count in own)
+    per_segment: list[list[tuple[int, int, int]]] = [[] for _ in sizes]  # start, count, row
+    row = 0
+    for _, i, start, count in live:
+        per_segment[i].append((start, count, row))
+        row += count
+    assert row == sum(size - len(rows) for size, rows in zip(sizes, masked, strict=True))
+    to_row = [
+        _segment_rows(size, len(rows), own)
+        for size, rows, own in zip(sizes, masked, per_segment, strict=True)
+    ]
+    return RowMap(sizes, to_row, row)
+
+
+def _segment_rows(size: int, n_masked: int, spans: list[tuple[int, int, int]]) -> Mapping:
+    """An offset when the segment's lines are consecutive rows in line order, else local -> row."""
+    spans.sort()
+    if not n_masked and spans and spans[0][0] == 0 and sum(s[1] for s in spans) == size:
+        first_row = spans[0][2]
+        if all(start - row == -first_row for start, _, row in spans):
+            return first_row
+    mapping = np.full(size, -1, dtype=np.int64)
+    for start, count, first in spans:
+        mapping[start : start + count] = np.arange(first, first + count)
+    return mapping
 
 
 def _layout(rng: random.Random) -> tuple[list[int], list[np.ndarray], list[list[tuple[str, int, int]]]]:
@@ -42,11 +72,11 @@ def _layout(rng: random.Random) -> tuple[list[int], list[np.ndarray], list[list[
     return sizes, masked, spans
 
 
-def test_from_spans_numbers_rows_as_by_path() -> None:
+def test_from_spans_numbers_rows_as_the_reference() -> None:
     rng = random.Random(2)
     for _ in range(300):
         sizes, masked, spans = _layout(rng)
-        expected = RowMap.by_path(sizes, masked, spans)
+        expected = _by_path(sizes, masked, spans)
         paths = [p for own in spans for p, _, _ in own]
         arrays = np.array([(i, s, c) for i, own in enumerate(spans) for _, s, c in own], dtype=np.int64)
         got = RowMap.from_spans(sizes, masked, paths, arrays.reshape(-1, 3))
