@@ -161,6 +161,8 @@ class HybridIndex:
         ``document``; ``none``: every chunk; indexers/ranking/collapse.py)."""
         if "timeout" in options:
             raise TypeError("search() got an unexpected keyword argument 'timeout' (a sharded root's option)")
+        if not options:  # the usual call: its options record made once per (k, mode)
+            return self.search_with(query, _plain_options(k, mode))
         return self.search_with(query, SearchOptions.from_kwargs(k=k, mode=mode, **options))
 
     def search_with(self, query: str, options: SearchOptions) -> SearchResult:
@@ -169,6 +171,8 @@ class HybridIndex:
         build = self.build.name
         if not query or not query.strip():
             return SearchResult([], abstained=True, reason="empty query", build=build)
+        if options.mode is Mode.BM25:
+            return self._search_bm25(query, options)
         notes: list[str] = []
         fusion = self.calibration.fusion_of(options)
         weights = (
@@ -177,7 +181,7 @@ class HybridIndex:
             else self.calibration.weights_for(fusion.method)
         )
         filters = options.filters
-        allowed = filtering.mask(self.chunks.all(), filters) if filters else None
+        allowed = self._allowed(filters)
         if filters and allowed is not None and not allowed.any():  # nothing to rank or judge: say so
             return SearchResult([], reason=filtering.no_match(filters), build=build)
         results, df, readable, noise = self._run_sides(query, options, weights, notes, allowed)
@@ -197,6 +201,32 @@ class HybridIndex:
         return SearchResult(
             self.graph_file.with_context(hits), notes=notes, confidence=confidence, build=build
         )
+
+    def _search_bm25(self, query: str, options: SearchOptions) -> SearchResult:
+        """``search_with`` in mode bm25: one side, so no fusion, weights or vector evidence (the
+        abstain model reads the known-term share alone, as ``evidence`` gives it without a cosine)."""
+        build, notes = self.build.name, []
+        allowed = self._allowed(options.filters)
+        if allowed is not None and not allowed.any():
+            return SearchResult([], reason=filtering.no_match(options.filters), build=build)
+        terms = self._terms(query)
+        bm25 = self.bm25.search(terms, options.candidates, allowed=allowed)
+        lexical = known_idf_share(terms, bm25.df, self.bm25.n_docs)
+        confidence, reason = policy.verdict(
+            self.abstain_model, lexical, None, False, options.abstain, notes, is_short(terms)
+        )
+        if reason:
+            return SearchResult([], True, reason, notes, confidence=confidence, build=build)
+        hits = self._rank_side({"bm25": bm25.hits}, options.depth, options.collapse)
+        if options.rerank is not None:
+            hits = rerank_or_fused(options.rerank, query, hits, options.k, notes)
+        return SearchResult(
+            self.graph_file.with_context(hits), notes=notes, confidence=confidence, build=build
+        )
+
+    def _allowed(self, filters: Mapping[str, Any] | None) -> np.ndarray | None:
+        """The rows ``filters`` allow (docmill.filters), None without filters."""
+        return filtering.mask(self.chunks.all(), filters) if filters else None
 
     def _run_sides(
         self,
@@ -445,6 +475,12 @@ def check_model(root: Path, manifest: Manifest, embedder: Embedder | None) -> No
     if given is not None and given != (model, backend):
         message = "index {} was embedded with {!r} ({}), not {!r} ({})"
         raise ManifestError(message.format(root, model, backend, *given))
+
+
+@functools.lru_cache(maxsize=64, typed=True)
+def _plain_options(k: int, mode: str | Mode) -> SearchOptions:
+    """``SearchOptions.from_kwargs(k=k, mode=mode)``, kept: the record is frozen."""
+    return SearchOptions.from_kwargs(k=k, mode=mode)
 
 
 def _without_vector(results: Mapping[str, Ranked]) -> dict[str, Ranked]:
