@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from chunkers.model import Chunk
+from indexers.build.chunk_json import LazyChunks
 from indexers.ranking.fusion import Fused
 
 RETRIEVERS = ("bm25", "vector")
@@ -91,17 +93,37 @@ def hit_of_place(
     return Hit(chunk_of(item.row), item.score, ranks, scores, text, siblings=siblings, row=item.row)
 
 
+class LazyHit(Hit):
+    """A ``Hit`` whose chunk is parsed on first use, from its line read with the search (as its
+    siblings are: indexers.build.chunk_json.LazyChunks): what a search of one side returns, so a
+    caller that reads ids and scores, or a few of the hits, parses no other chunk. Equal to the
+    ``Hit`` of the same fields; ``dataclasses.replace`` of one holds its chunk."""
+
+    @functools.cached_property
+    def chunk(self) -> Chunk:  # type: ignore[override]
+        lead: LazyChunks = self.__dict__["_lead"]
+        return lead[0]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Hit):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _HIT_FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 def hits_of_side(
     name: str,
     places: Sequence[Sequence[int]],
     pairs: Sequence[tuple[int, float]],
-    leads: Sequence[Chunk],
+    leads: Sequence[Sequence[Chunk]],
     siblings: Sequence[Sequence[Chunk]],
 ) -> list[Hit]:
     """``hit_of_place`` for each place of a ranking of one side: ``name``'s (row, score)
     ``pairs`` in its order, each place given as positions in ``pairs`` (its lead first), with its
-    lead's chunk and its siblings already read. The same hits, without a ``Fused`` record per
-    candidate (one side: no fused score, tier or test-code factor to explain)."""
+    lead's chunk (a sequence of one: a LazyChunks makes a LazyHit) and its siblings already read.
+    The same hits, without a ``Fused`` record per candidate (one side: no fused score, tier or
+    test-code factor to explain)."""
     label = _LABELS.get(name)
     out = []
     for members, chunk, around in zip(places, leads, siblings, strict=True):
@@ -123,7 +145,7 @@ _HIT_FIELDS = ("chunk", "score", "ranks", "scores", "explain", "used_by", "calls
 
 
 def _hit(
-    chunk: Chunk,
+    lead: Sequence[Chunk],
     score: float,
     ranks: dict[str, int | None],
     scores: dict[str, float | None],
@@ -131,15 +153,17 @@ def _hit(
     siblings: Sequence[Chunk],
     row: int,
 ) -> Hit:
-    """``Hit(chunk, score, ranks, scores, text, siblings=siblings, row=row)`` without the frozen
-    dataclass's ``__init__`` (one ``object.__setattr__`` per field: a search makes ten)."""
+    """``Hit(lead[0], score, ranks, scores, text, siblings=siblings, row=row)`` without the
+    frozen dataclass's ``__init__`` (one ``object.__setattr__`` per field: a search makes ten);
+    a LazyHit, its chunk unparsed, where ``lead`` is a LazyChunks."""
+    lazy = isinstance(lead, LazyChunks)
     if _HIT_DIRECT:
-        hit = object.__new__(Hit)
+        hit = object.__new__(LazyHit if lazy else Hit)
         object.__setattr__(
             hit,
             "__dict__",
             {
-                "chunk": chunk,
+                "_lead" if lazy else "chunk": lead if lazy else lead[0],
                 "score": score,
                 "ranks": ranks,
                 "scores": scores,
@@ -151,7 +175,7 @@ def _hit(
             },
         )
         return hit
-    return Hit(chunk, score, ranks, scores, text, siblings=siblings, row=row)
+    return Hit(lead[0], score, ranks, scores, text, siblings=siblings, row=row)
 
 
 def sibling_json(chunk: Chunk) -> dict[str, Any]:

@@ -77,6 +77,9 @@ class HybridIndex:
             if d.parser == "code" and d.status == "indexed" and TEST_CODE_PATH.search(d.path)
         )
         self.graph_file = GraphFile(build, manifest, files.graph)  # graph.jsonl, parsed on first use
+        # Only code documents have chunks with a symbol, the graph's context of a hit (graph.py):
+        # without them a search need not look at its hits' chunks to add none.
+        self.has_code = any(d.parser == "code" and d.status == "indexed" for d in manifest.documents)
         # Experiments only (bench/ranking_lab.py): keep each kind's best place within this many
         # hits in a mixed tree. Off: measured as noise on held halves (issue 22); builds no longer
         # record it and a recorded "kind_floor" is not read.
@@ -220,9 +223,9 @@ class HybridIndex:
         hits = self._rank_side({"bm25": bm25.hits}, options.depth, options.collapse)
         if options.rerank is not None:
             hits = rerank_or_fused(options.rerank, query, hits, options.k, notes)
-        return SearchResult(
-            self.graph_file.with_context(hits), notes=notes, confidence=confidence, build=build
-        )
+        if self.has_code:
+            hits = self.graph_file.with_context(hits)
+        return SearchResult(hits, notes=notes, confidence=confidence, build=build)
 
     def _allowed(self, filters: Mapping[str, Any] | None) -> np.ndarray | None:
         """The rows ``filters`` allow (docmill.filters), None without filters."""
@@ -398,9 +401,10 @@ class HybridIndex:
         no record is made per candidate; the hits' chunks are read together."""
         ((name, pairs),) = results.items()
         places = self._side_places(pairs, check_collapse(collapse), k)
-        leads = self.chunks.read([pairs[members[0]][0] for members in places], ranked=True)
-        siblings = self.chunks.lazy([[pairs[i][0] for i in members[1:]] for members in places], ranked=True)
-        return hits_of_side(name, places, pairs, leads, siblings)
+        # each place's lead, then its siblings: read together, parsed on use (hits.LazyHit)
+        groups = [[pairs[i][0] for i in part] for members in places for part in (members[:1], members[1:])]
+        read = self.chunks.lazy(groups, ranked=True)
+        return hits_of_side(name, places, pairs, read[0::2], read[1::2])
 
     def _side_places(self, pairs: Ranked, collapse: CollapsePolicy, k: int) -> list[list[int]]:
         """The top ``k`` places of one side's ranking as positions in it (collapse.py): where
