@@ -156,7 +156,7 @@ def _hit(
     """``Hit(lead[0], score, ranks, scores, text, siblings=siblings, row=row)`` without the
     frozen dataclass's ``__init__`` (one ``object.__setattr__`` per field: a search makes ten);
     a LazyHit, its chunk unparsed, where ``lead`` is a LazyChunks."""
-    lazy = isinstance(lead, LazyChunks)
+    lazy = type(lead) is LazyChunks  # not isinstance: an ABC's check costs a Python call per hit
     if _HIT_DIRECT:
         hit = object.__new__(LazyHit if lazy else Hit)
         object.__setattr__(

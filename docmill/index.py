@@ -400,20 +400,22 @@ class HybridIndex:
         give (one side: no tiers, demotion or kind floor), over positions in the side's list, so
         no record is made per candidate; the hits' chunks are read together."""
         ((name, pairs),) = results.items()
-        places = self._side_places(pairs, check_collapse(collapse), k)
+        rows = [row for row, _ in pairs]
+        places = self._side_places(rows, check_collapse(collapse), k)
         # each place's lead, then its siblings: read together, parsed on use (hits.LazyHit)
-        groups = [[pairs[i][0] for i in part] for members in places for part in (members[:1], members[1:])]
+        groups = []
+        for members in places:
+            groups += [[rows[members[0]]], [rows[i] for i in members[1:]]]
         read = self.chunks.lazy(groups, ranked=True)
         return hits_of_side(name, places, pairs, read[0::2], read[1::2])
 
-    def _side_places(self, pairs: Ranked, collapse: CollapsePolicy, k: int) -> list[list[int]]:
-        """The top ``k`` places of one side's ranking as positions in it (collapse.py): where
-        "the same place" is an equivalence among the candidates (the place column's keys: no
+    def _side_places(self, rows: list[int], collapse: CollapsePolicy, k: int) -> list[list[int]]:
+        """The top ``k`` places of one side's ranked ``rows`` as positions in it (collapse.py):
+        where "the same place" is an equivalence among the candidates (the place column's keys: no
         page ranges or code symbols to overlap) one grouping by key, else collapse step by step,
         reading only the documents of candidates past the ``k``-th place."""
         if collapse == "none":
-            return [[i] for i in range(min(k, len(pairs)))]
-        rows = [row for row, _ in pairs]
+            return [[i] for i in range(min(k, len(rows)))]
         keys = self.chunks.place_keys(rows, collapse)
         if keys is not None:
             return collapse_keys(keys, k)

@@ -24,7 +24,7 @@ import functools
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -245,9 +245,9 @@ class SegmentedBM25:
         all_rows = np.concatenate(rows) if len(rows) > 1 else rows[0]
         all_weights = np.concatenate(weights) if len(weights) > 1 else weights[0]
         # One C loop over all postings of the query, summed in float64 like the reference formula.
-        totals = cast(
-            npt.NDArray[np.float64], np.bincount(all_rows, weights=all_weights, minlength=self.n_docs + 1)
-        )
+        # (an annotation, not cast(): its subscripted type would be made on every query)
+        slots = self.n_docs + 1  # a masked document's postings land in the spare last slot
+        totals: npt.NDArray[np.float64] = np.bincount(all_rows, weights=all_weights, minlength=slots)
         return totals[: self.n_docs]
 
     def _stored_totals(
@@ -263,9 +263,7 @@ class SegmentedBM25:
             weights.append(stored[start:end] * np.float32(count) if count > 1 else stored[start:end])
         all_rows = np.concatenate(docs) if len(docs) > 1 else docs[0]
         all_weights = np.concatenate(weights) if len(weights) > 1 else weights[0]
-        totals = cast(
-            npt.NDArray[np.float64], np.bincount(all_rows, weights=all_weights, minlength=self.n_docs + 1)
-        )
+        totals: npt.NDArray[np.float64] = np.bincount(all_rows, weights=all_weights, minlength=self.n_docs)
         return totals[: self.n_docs]
 
     def _term_weights(self, segment_index: int, start: int, end: int, idf: float) -> npt.NDArray[np.float32]:
