@@ -95,14 +95,15 @@ def hit_of_place(
 
 class LazyHit(Hit):
     """A ``Hit`` whose chunk is parsed on first use, from its line read with the search (as its
-    siblings are: indexers.build.chunk_json.LazyChunks): what a search of one side returns, so a
-    caller that reads ids and scores, or a few of the hits, parses no other chunk. Equal to the
-    ``Hit`` of the same fields; ``dataclasses.replace`` of one holds its chunk."""
+    siblings are): what a search of one side returns, so a caller that reads ids and scores
+    parses no chunk. The hits of one search share one LazyChunks of their chunks
+    (indexers.build.chunk_json), parsed together when the first is used. Equal to the ``Hit`` of
+    the same fields; ``dataclasses.replace`` of one holds its chunk."""
 
     @functools.cached_property
     def chunk(self) -> Chunk:  # type: ignore[override]
-        lead: LazyChunks = self.__dict__["_lead"]
-        return lead[0]
+        leads: LazyChunks = self.__dict__["_leads"]
+        return leads[self.__dict__["_lead"]]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Hit):
@@ -116,17 +117,18 @@ def hits_of_side(
     name: str,
     places: Sequence[Sequence[int]],
     pairs: Sequence[tuple[int, float]],
-    leads: Sequence[Sequence[Chunk]],
+    leads: Sequence[Chunk],
     siblings: Sequence[Sequence[Chunk]],
 ) -> list[Hit]:
     """``hit_of_place`` for each place of a ranking of one side: ``name``'s (row, score)
-    ``pairs`` in its order, each place given as positions in ``pairs`` (its lead first), with its
-    lead's chunk (a sequence of one: a LazyChunks makes a LazyHit) and its siblings already read.
+    ``pairs`` in its order, each place given as positions in ``pairs`` (its lead first), with the
+    places' lead chunks (a LazyChunks of them makes LazyHits) and their siblings already read.
     The same hits, without a ``Fused`` record per candidate (one side: no fused score, tier or
     test-code factor to explain)."""
     label = _LABELS.get(name)
+    lazy = _HIT_DIRECT and type(leads) is LazyChunks  # not isinstance: an ABC's check is slow
     out = []
-    for members, chunk, around in zip(places, leads, siblings, strict=True):
+    for i, (members, around) in enumerate(zip(places, siblings, strict=True)):
         lead = members[0]
         row, score = pairs[lead]
         ranks: dict[str, int | None] = dict.fromkeys(RETRIEVERS)  # RETRIEVERS' order, as hit_of_place
@@ -137,45 +139,26 @@ def hits_of_side(
             text = f"{label}#{lead + 1}({score:.2f})"
         if len(members) > 1:
             text += f" +{len(members) - 1} same place"
-        out.append(_hit(chunk, score, ranks, scores, text, around, row))
+        hit = {"score": score, "ranks": ranks, "scores": scores, "explain": text, "used_by": (), "calls": ()}
+        hit["siblings"], hit["row"] = around, row
+        if lazy:
+            hit["_leads"], hit["_lead"] = leads, i
+            out.append(_made(LazyHit, hit))
+        else:
+            hit["chunk"] = leads[i]
+            out.append(_made(Hit, hit) if _HIT_DIRECT else Hit(**hit))
     return out
 
 
 _HIT_FIELDS = ("chunk", "score", "ranks", "scores", "explain", "used_by", "calls", "siblings", "row")
 
 
-def _hit(
-    lead: Sequence[Chunk],
-    score: float,
-    ranks: dict[str, int | None],
-    scores: dict[str, float | None],
-    text: str,
-    siblings: Sequence[Chunk],
-    row: int,
-) -> Hit:
-    """``Hit(lead[0], score, ranks, scores, text, siblings=siblings, row=row)`` without the
-    frozen dataclass's ``__init__`` (one ``object.__setattr__`` per field: a search makes ten);
-    a LazyHit, its chunk unparsed, where ``lead`` is a LazyChunks."""
-    lazy = type(lead) is LazyChunks  # not isinstance: an ABC's check costs a Python call per hit
-    if _HIT_DIRECT:
-        hit = object.__new__(LazyHit if lazy else Hit)
-        object.__setattr__(
-            hit,
-            "__dict__",
-            {
-                "_lead" if lazy else "chunk": lead if lazy else lead[0],
-                "score": score,
-                "ranks": ranks,
-                "scores": scores,
-                "explain": text,
-                "used_by": (),
-                "calls": (),
-                "siblings": siblings,
-                "row": row,
-            },
-        )
-        return hit
-    return Hit(lead[0], score, ranks, scores, text, siblings=siblings, row=row)
+def _made(cls: type[Hit], attributes: dict[str, Any]) -> Hit:
+    """A ``cls`` with ``attributes`` (every field of Hit) without the frozen dataclass's
+    ``__init__``: one ``object.__setattr__`` per field, and a search makes ten hits."""
+    hit = object.__new__(cls)
+    object.__setattr__(hit, "__dict__", attributes)
+    return hit
 
 
 def sibling_json(chunk: Chunk) -> dict[str, Any]:

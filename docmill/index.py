@@ -402,12 +402,11 @@ class HybridIndex:
         ((name, pairs),) = results.items()
         rows = [row for row, _ in pairs]
         places = self._side_places(rows, check_collapse(collapse), k)
-        # each place's lead, then its siblings: read together, parsed on use (hits.LazyHit)
-        groups = []
-        for members in places:
-            groups += [[rows[members[0]]], [rows[i] for i in members[1:]]]
-        read = self.chunks.lazy(groups, ranked=True)
-        return hits_of_side(name, places, pairs, read[0::2], read[1::2])
+        # the places' leads, then each place's siblings: read together, parsed on use (hits.LazyHit)
+        groups = [[rows[members[0]] for members in places]]
+        groups += [[rows[i] for i in members[1:]] for members in places]
+        leads, *siblings = self.chunks.lazy(groups, ranked=True)
+        return hits_of_side(name, places, pairs, leads, siblings)
 
     def _side_places(self, rows: list[int], collapse: CollapsePolicy, k: int) -> list[list[int]]:
         """The top ``k`` places of one side's ranked ``rows`` as positions in it (collapse.py):

@@ -27,8 +27,8 @@ def _line(chunk: Chunk) -> bytes:
 def _hits(lazy: bool) -> list[Hit]:
     leads = [CHUNKS[0], CHUNKS[1]]
     siblings = [(CHUNKS[2],), ()]
-    lead_groups = [LazyChunks([_line(c)]) if lazy else (c,) for c in leads]
-    return hits_of_side("bm25", PLACES, PAIRS, lead_groups, siblings)
+    read = LazyChunks([_line(c) for c in leads]) if lazy else leads
+    return hits_of_side("bm25", PLACES, PAIRS, read, siblings)
 
 
 def test_lazy_hits_parse_their_chunk_on_first_use_only(monkeypatch):
@@ -42,8 +42,8 @@ def test_lazy_hits_parse_their_chunk_on_first_use_only(monkeypatch):
         (4, 2.5, "bm25#2(2.50)"),
     ]
     assert not parsed  # rows, scores and explanations read no chunk
-    assert hits[1].chunk == CHUNKS[1] and parsed == ["c1"]
-    assert hits[1].chunk is hits[1].chunk and parsed == ["c1"]  # parsed once, kept
+    assert hits[1].chunk == CHUNKS[1] and parsed == ["c0", "c1"]  # a search's hits: parsed together
+    assert hits[1].chunk is hits[1].chunk and hits[0].chunk == CHUNKS[0] and parsed == ["c0", "c1"]
 
 
 def test_lazy_hits_equal_the_eager_ones():

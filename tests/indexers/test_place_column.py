@@ -133,12 +133,13 @@ def test_ranking_reads_no_chunk_beyond_the_hits(built, embedder, monkeypatch):
     assert hits and not read and parsed == [hit.chunk.id for hit in hits] and len(hits) < returned
     siblings = [s.id for hit in hits for s in hit.siblings]
     assert parsed[len(hits) :] == siblings
-    # a build without code documents: a hit's chunk is parsed when first used, and is its row's
+    # a build without code documents: the hits' chunks are parsed when one is first used
     index.has_code = False
     parsed.clear()
     result = index.search(QUERIES[0], k=3, mode="bm25")
     assert len(result.hits) > 1 and not parsed
-    assert result.hits[1].chunk == index.chunks[result.hits[1].row] and parsed == [result.hits[1].chunk.id]
+    assert result.hits[1].chunk == index.chunks[result.hits[1].row]
+    assert parsed == [hit.chunk.id for hit in result.hits]
 
 
 def _reference_hits(index, results, k, collapse):
