@@ -139,8 +139,8 @@ def hits_of_side(
             text = f"{label}#{lead + 1}({score:.2f})"
         if len(members) > 1:
             text += f" +{len(members) - 1} same place"
-        hit = {"score": score, "ranks": ranks, "scores": scores, "explain": text, "used_by": (), "calls": ()}
-        hit["siblings"], hit["row"] = around, row
+        hit: dict[str, Any] = {"score": score, "ranks": ranks, "scores": scores, "explain": text}
+        hit.update(used_by=(), calls=(), siblings=around, row=row)
         if lazy:
             hit["_leads"], hit["_lead"] = leads, i
             out.append(_made(LazyHit, hit))

@@ -208,10 +208,11 @@ class HybridIndex:
     def _search_bm25(self, query: str, options: SearchOptions) -> SearchResult:
         """``search_with`` in mode bm25: one side, so no fusion, weights or vector evidence (the
         abstain model reads the known-term share alone, as ``evidence`` gives it without a cosine)."""
-        build, notes = self.build.name, []
-        allowed = self._allowed(options.filters)
-        if allowed is not None and not allowed.any():
-            return SearchResult([], reason=filtering.no_match(options.filters), build=build)
+        build, filters = self.build.name, options.filters
+        notes: list[str] = []
+        allowed = self._allowed(filters)
+        if filters and allowed is not None and not allowed.any():
+            return SearchResult([], reason=filtering.no_match(filters), build=build)
         terms = self._terms(query)
         bm25 = self.bm25.search(terms, options.candidates, allowed=allowed)
         lexical = known_idf_share(terms, bm25.df, self.bm25.n_docs)

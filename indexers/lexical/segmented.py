@@ -24,7 +24,7 @@ import functools
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -369,10 +369,8 @@ def _summed(
     Joined straight into the types bincount counts in (intp rows, float64 weights, exact), so it
     converts neither: a third faster than joining int32 / float32 arrays."""
     joined_rows = np.concatenate(rows, dtype=np.intp)
-    totals: npt.NDArray[np.float64] = np.bincount(
-        joined_rows, weights=np.concatenate(weights, dtype=np.float64), minlength=slots
-    )  # (an annotation, not cast(): a subscripted type would be made on every query)
-    return totals
+    totals = np.bincount(joined_rows, weights=np.concatenate(weights, dtype=np.float64), minlength=slots)
+    return cast("npt.NDArray[np.float64]", totals)  # a string: no subscripted type made per query
 
 
 def _live_df(postings: Mapping[str, tuple[int, int, Any]], terms: Sequence[str]) -> dict[str, int]:
