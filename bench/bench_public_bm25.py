@@ -15,7 +15,8 @@ built before the place column (its segments lack it, so collapse parses candidat
 in the same interleaving, and its top-10 ids and scores compared with ``--index``'s on every
 query. ``--runs``: the interleaved timing repeated, one ratio per run: the public call and bm25s alone,
 alternated per query (another call between them would warm or evict either's caches);
-``--variants``: then ``collapse="none"``, the core and ``--before`` with bm25s in a second
+``--variants``: then the public call with every hit's chunk read (hits parse their chunk on first
+use, docmill.hits.LazyHit), ``collapse="none"``, the core and ``--before`` with bm25s in a second
 interleaving.
 ``--peer-corpus documents``: bm25s indexes SciFact's 5,183 documents (title + text) instead of
 docmill's chunks of them (~2 per document). ``--profile``: also where the public call's time goes
@@ -162,6 +163,7 @@ def main() -> None:
 
         head = {"public": lambda q: index.search(q, k=10, mode="bm25"), "bm25s": peer}
         more = {
+            "read": lambda q: [hit.chunk for hit in index.search(q, k=10, mode="bm25").hits],
             "nocollapse": lambda q: index.search(q, k=10, mode="bm25", collapse="none"),
             "core": lambda q: index.bm25.top_k(tokens[q], 10),
             "bm25s": peer,
@@ -185,6 +187,7 @@ def report(samples: dict[str, list[float]]) -> None:
     rate = {name: 1000 * len(values) / sum(values) for name, values in samples.items()}
     rows = [
         ("docmill search(q, k=10, mode='bm25') (public call)", "public"),
+        ("the same, then every hit's chunk read (a hit parses it on first use)", "read"),
         ("the same on the build without the place column (--before)", "before"),
         ("docmill search(..., collapse='none') (no place grouping)", "nocollapse"),
         ("docmill BM25Index.top_k(tokens, 10) (core only, pre-tokenised)", "core"),

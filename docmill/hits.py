@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from chunkers.model import Chunk
+from indexers.build.chunk_json import LazyChunks
 from indexers.ranking.fusion import Fused
 
 RETRIEVERS = ("bm25", "vector")
@@ -91,6 +93,26 @@ def hit_of_place(
     return Hit(chunk_of(item.row), item.score, ranks, scores, text, siblings=siblings, row=item.row)
 
 
+class LazyHit(Hit):
+    """A ``Hit`` whose chunk is parsed on first use, from its line read with the search (as its
+    siblings are): what a search of one side returns, so a caller that reads ids and scores
+    parses no chunk. The hits of one search share one LazyChunks of their chunks
+    (indexers.build.chunk_json), parsed together when the first is used. Equal to the ``Hit`` of
+    the same fields; ``dataclasses.replace`` of one holds its chunk."""
+
+    @functools.cached_property
+    def chunk(self) -> Chunk:  # type: ignore[override]
+        leads: LazyChunks = self.__dict__["_leads"]
+        return leads[self.__dict__["_lead"]]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Hit):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _HIT_FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 def hits_of_side(
     name: str,
     places: Sequence[Sequence[int]],
@@ -99,12 +121,14 @@ def hits_of_side(
     siblings: Sequence[Sequence[Chunk]],
 ) -> list[Hit]:
     """``hit_of_place`` for each place of a ranking of one side: ``name``'s (row, score)
-    ``pairs`` in its order, each place given as positions in ``pairs`` (its lead first), with its
-    lead's chunk and its siblings already read. The same hits, without a ``Fused`` record per
-    candidate (one side: no fused score, tier or test-code factor to explain)."""
+    ``pairs`` in its order, each place given as positions in ``pairs`` (its lead first), with the
+    places' lead chunks (a LazyChunks of them makes LazyHits) and their siblings already read.
+    The same hits, without a ``Fused`` record per candidate (one side: no fused score, tier or
+    test-code factor to explain)."""
     label = _LABELS.get(name)
+    lazy = _HIT_DIRECT and type(leads) is LazyChunks  # not isinstance: an ABC's check is slow
     out = []
-    for members, chunk, around in zip(places, leads, siblings, strict=True):
+    for i, (members, around) in enumerate(zip(places, siblings, strict=True)):
         lead = members[0]
         row, score = pairs[lead]
         ranks: dict[str, int | None] = dict.fromkeys(RETRIEVERS)  # RETRIEVERS' order, as hit_of_place
@@ -115,43 +139,26 @@ def hits_of_side(
             text = f"{label}#{lead + 1}({score:.2f})"
         if len(members) > 1:
             text += f" +{len(members) - 1} same place"
-        out.append(_hit(chunk, score, ranks, scores, text, around, row))
+        hit: dict[str, Any] = {"score": score, "ranks": ranks, "scores": scores, "explain": text}
+        hit.update(used_by=(), calls=(), siblings=around, row=row)
+        if lazy:
+            hit["_leads"], hit["_lead"] = leads, i
+            out.append(_made(LazyHit, hit))
+        else:
+            hit["chunk"] = leads[i]
+            out.append(_made(Hit, hit) if _HIT_DIRECT else Hit(**hit))
     return out
 
 
 _HIT_FIELDS = ("chunk", "score", "ranks", "scores", "explain", "used_by", "calls", "siblings", "row")
 
 
-def _hit(
-    chunk: Chunk,
-    score: float,
-    ranks: dict[str, int | None],
-    scores: dict[str, float | None],
-    text: str,
-    siblings: Sequence[Chunk],
-    row: int,
-) -> Hit:
-    """``Hit(chunk, score, ranks, scores, text, siblings=siblings, row=row)`` without the frozen
-    dataclass's ``__init__`` (one ``object.__setattr__`` per field: a search makes ten)."""
-    if _HIT_DIRECT:
-        hit = object.__new__(Hit)
-        object.__setattr__(
-            hit,
-            "__dict__",
-            {
-                "chunk": chunk,
-                "score": score,
-                "ranks": ranks,
-                "scores": scores,
-                "explain": text,
-                "used_by": (),
-                "calls": (),
-                "siblings": siblings,
-                "row": row,
-            },
-        )
-        return hit
-    return Hit(chunk, score, ranks, scores, text, siblings=siblings, row=row)
+def _made(cls: type[Hit], attributes: dict[str, Any]) -> Hit:
+    """A ``cls`` with ``attributes`` (every field of Hit) without the frozen dataclass's
+    ``__init__``: one ``object.__setattr__`` per field, and a search makes ten hits."""
+    hit = object.__new__(cls)
+    object.__setattr__(hit, "__dict__", attributes)
+    return hit
 
 
 def sibling_json(chunk: Chunk) -> dict[str, Any]:

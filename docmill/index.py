@@ -77,6 +77,9 @@ class HybridIndex:
             if d.parser == "code" and d.status == "indexed" and TEST_CODE_PATH.search(d.path)
         )
         self.graph_file = GraphFile(build, manifest, files.graph)  # graph.jsonl, parsed on first use
+        # Only code documents have chunks with a symbol, the graph's context of a hit (graph.py):
+        # without them a search need not look at its hits' chunks to add none.
+        self.has_code = any(d.parser == "code" and d.status == "indexed" for d in manifest.documents)
         # Experiments only (bench/ranking_lab.py): keep each kind's best place within this many
         # hits in a mixed tree. Off: measured as noise on held halves (issue 22); builds no longer
         # record it and a recorded "kind_floor" is not read.
@@ -161,6 +164,8 @@ class HybridIndex:
         ``document``; ``none``: every chunk; indexers/ranking/collapse.py)."""
         if "timeout" in options:
             raise TypeError("search() got an unexpected keyword argument 'timeout' (a sharded root's option)")
+        if not options:  # the usual call: its options record made once per (k, mode)
+            return self.search_with(query, _plain_options(k, mode))
         return self.search_with(query, SearchOptions.from_kwargs(k=k, mode=mode, **options))
 
     def search_with(self, query: str, options: SearchOptions) -> SearchResult:
@@ -169,6 +174,8 @@ class HybridIndex:
         build = self.build.name
         if not query or not query.strip():
             return SearchResult([], abstained=True, reason="empty query", build=build)
+        if options.mode is Mode.BM25:
+            return self._search_bm25(query, options)
         notes: list[str] = []
         fusion = self.calibration.fusion_of(options)
         weights = (
@@ -177,7 +184,7 @@ class HybridIndex:
             else self.calibration.weights_for(fusion.method)
         )
         filters = options.filters
-        allowed = filtering.mask(self.chunks.all(), filters) if filters else None
+        allowed = self._allowed(filters)
         if filters and allowed is not None and not allowed.any():  # nothing to rank or judge: say so
             return SearchResult([], reason=filtering.no_match(filters), build=build)
         results, df, readable, noise = self._run_sides(query, options, weights, notes, allowed)
@@ -197,6 +204,33 @@ class HybridIndex:
         return SearchResult(
             self.graph_file.with_context(hits), notes=notes, confidence=confidence, build=build
         )
+
+    def _search_bm25(self, query: str, options: SearchOptions) -> SearchResult:
+        """``search_with`` in mode bm25: one side, so no fusion, weights or vector evidence (the
+        abstain model reads the known-term share alone, as ``evidence`` gives it without a cosine)."""
+        build, filters = self.build.name, options.filters
+        notes: list[str] = []
+        allowed = self._allowed(filters)
+        if filters and allowed is not None and not allowed.any():
+            return SearchResult([], reason=filtering.no_match(filters), build=build)
+        terms = self._terms(query)
+        bm25 = self.bm25.search(terms, options.candidates, allowed=allowed)
+        lexical = known_idf_share(terms, bm25.df, self.bm25.n_docs)
+        confidence, reason = policy.verdict(
+            self.abstain_model, lexical, None, False, options.abstain, notes, is_short(terms)
+        )
+        if reason:
+            return SearchResult([], True, reason, notes, confidence=confidence, build=build)
+        hits = self._rank_side({"bm25": bm25.hits}, options.depth, options.collapse)
+        if options.rerank is not None:
+            hits = rerank_or_fused(options.rerank, query, hits, options.k, notes)
+        if self.has_code:
+            hits = self.graph_file.with_context(hits)
+        return SearchResult(hits, notes=notes, confidence=confidence, build=build)
+
+    def _allowed(self, filters: Mapping[str, Any] | None) -> np.ndarray | None:
+        """The rows ``filters`` allow (docmill.filters), None without filters."""
+        return filtering.mask(self.chunks.all(), filters) if filters else None
 
     def _run_sides(
         self,
@@ -367,19 +401,21 @@ class HybridIndex:
         give (one side: no tiers, demotion or kind floor), over positions in the side's list, so
         no record is made per candidate; the hits' chunks are read together."""
         ((name, pairs),) = results.items()
-        places = self._side_places(pairs, check_collapse(collapse), k)
-        leads = self.chunks.read([pairs[members[0]][0] for members in places], ranked=True)
-        siblings = self.chunks.lazy([[pairs[i][0] for i in members[1:]] for members in places], ranked=True)
+        rows = [row for row, _ in pairs]
+        places = self._side_places(rows, check_collapse(collapse), k)
+        # the places' leads, then each place's siblings: read together, parsed on use (hits.LazyHit)
+        groups = [[rows[members[0]] for members in places]]
+        groups += [[rows[i] for i in members[1:]] for members in places]
+        leads, *siblings = self.chunks.lazy(groups, ranked=True)
         return hits_of_side(name, places, pairs, leads, siblings)
 
-    def _side_places(self, pairs: Ranked, collapse: CollapsePolicy, k: int) -> list[list[int]]:
-        """The top ``k`` places of one side's ranking as positions in it (collapse.py): where
-        "the same place" is an equivalence among the candidates (the place column's keys: no
+    def _side_places(self, rows: list[int], collapse: CollapsePolicy, k: int) -> list[list[int]]:
+        """The top ``k`` places of one side's ranked ``rows`` as positions in it (collapse.py):
+        where "the same place" is an equivalence among the candidates (the place column's keys: no
         page ranges or code symbols to overlap) one grouping by key, else collapse step by step,
         reading only the documents of candidates past the ``k``-th place."""
         if collapse == "none":
-            return [[i] for i in range(min(k, len(pairs)))]
-        rows = [row for row, _ in pairs]
+            return [[i] for i in range(min(k, len(rows)))]
         keys = self.chunks.place_keys(rows, collapse)
         if keys is not None:
             return collapse_keys(keys, k)
@@ -445,6 +481,12 @@ def check_model(root: Path, manifest: Manifest, embedder: Embedder | None) -> No
     if given is not None and given != (model, backend):
         message = "index {} was embedded with {!r} ({}), not {!r} ({})"
         raise ManifestError(message.format(root, model, backend, *given))
+
+
+@functools.lru_cache(maxsize=64, typed=True)
+def _plain_options(k: int, mode: str | Mode) -> SearchOptions:
+    """``SearchOptions.from_kwargs(k=k, mode=mode)``, kept: the record is frozen."""
+    return SearchOptions.from_kwargs(k=k, mode=mode)
 
 
 def _without_vector(results: Mapping[str, Ranked]) -> dict[str, Ranked]:

@@ -40,6 +40,8 @@ ARRAY_FILES = ("data", "indices", "indptr", "doc_lengths")
 _ARRAY_KINDS = {"data": "f", "indices": "i", "indptr": "i", "doc_lengths": "i"}
 # Postings whose weights are computed at once: the float64 temporaries stay a few MiB.
 WEIGHT_BLOCK = 1 << 18
+# top_of_totals bounds the k-th best total by the k-th best of every this many rows.
+TOP_SAMPLE = 4
 
 
 @dataclass(frozen=True)
@@ -334,7 +336,8 @@ def top_of_totals(
         raise ValueError(
             f"allowed must be a bool array of shape ({n_docs},), got {allowed.dtype} {allowed.shape}"
         )
-    candidates = (totals > 0).nonzero()[0]  # nonzero() of a bool array: ~6x faster than of floats
+    cut = _cut(totals, k) if allowed is None else 0.0
+    candidates = (totals > cut).nonzero()[0]  # nonzero() of a bool array: ~6x faster than of floats
     if allowed is not None:
         candidates = candidates[allowed[candidates]]
     # Positive totals stay positive in float32: each is a sum of positive float32 weights, so at
@@ -346,6 +349,18 @@ def top_of_totals(
         candidates, matched = candidates[kept], matched[kept]
     order = np.argsort(-matched, kind="stable")[:k]
     return list(zip(candidates[order].tolist(), matched[order].tolist(), strict=True))
+
+
+def _cut(totals: npt.NDArray[np.float64], k: int) -> float:
+    """A total that the rows of the top ``k`` all pass (0 when none is known): the k-th best of
+    every TOP_SAMPLE-th row is at most the k-th best of all, and a total at or below the float32
+    just under it rounds below it, so it cannot tie with the k-th best float32 score. The matched
+    rows past it (~TOP_SAMPLE * k of thousands) are all the cut and order below need to read."""
+    sample = totals[::TOP_SAMPLE]
+    if k <= 0 or len(sample) < k:
+        return 0.0
+    floor = np.partition(sample, len(sample) - k)[len(sample) - k]
+    return float(np.nextafter(np.float32(floor), np.float32(0))) if floor > 0 else 0.0
 
 
 def _df(postings: Mapping[str, tuple[int, int, int]], terms: Sequence[str]) -> dict[str, int]:

@@ -157,6 +157,8 @@ class SegmentedBM25:
         self, query_tokens: Sequence[str]
     ) -> dict[str, tuple[int, int, list[tuple[int, int, int]]]]:
         """term -> (occurrences in the query, live df, [(segment, start, end)]) for known terms."""
+        if len(self._segments) == 1:
+            return self._postings_of_one(query_tokens)
         found: dict[str, tuple[int, int, list[tuple[int, int, int]]]] = {}
         for token in query_tokens:
             if token in found:
@@ -173,6 +175,27 @@ class SegmentedBM25:
                 slices.append((i, start, end))
             if df > 0:
                 found[token] = (1, df, slices)
+        return found
+
+    def _postings_of_one(
+        self, query_tokens: Sequence[str]
+    ) -> dict[str, tuple[int, int, list[tuple[int, int, int]]]]:
+        """``_postings`` of a build of one segment (every full build): one vocabulary to look in."""
+        segment = self._segments[0]
+        term_ids, indptr, deleted = segment.term_ids, segment.indptr, segment.deleted_df
+        found: dict[str, tuple[int, int, list[tuple[int, int, int]]]] = {}
+        for token in query_tokens:
+            seen = found.get(token)
+            if seen is not None:
+                found[token] = (seen[0] + 1, seen[1], seen[2])
+                continue
+            term_id = term_ids.get(token)
+            if term_id is None:
+                continue
+            start, end = indptr[term_id : term_id + 2].tolist()
+            df = end - start - deleted.get(token, 0) if deleted else end - start
+            if df > 0:
+                found[token] = (1, df, [(0, start, end)])
         return found
 
     def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
@@ -219,13 +242,8 @@ class SegmentedBM25:
             weights.append(
                 np.concatenate(term_weights[i]) if len(term_weights[i]) > 1 else term_weights[i][0]
             )
-        all_rows = np.concatenate(rows) if len(rows) > 1 else rows[0]
-        all_weights = np.concatenate(weights) if len(weights) > 1 else weights[0]
-        # One C loop over all postings of the query, summed in float64 like the reference formula.
-        totals = cast(
-            npt.NDArray[np.float64], np.bincount(all_rows, weights=all_weights, minlength=self.n_docs + 1)
-        )
-        return totals[: self.n_docs]
+        # a masked document's postings land in the spare last slot
+        return _summed(rows, weights, self.n_docs + 1)[: self.n_docs]
 
     def _stored_totals(
         self, postings: Mapping[str, tuple[int, int, list[tuple[int, int, int]]]]
@@ -238,12 +256,7 @@ class SegmentedBM25:
         for count, _, ((_, start, end),) in postings.values():
             docs.append(indices[start:end])
             weights.append(stored[start:end] * np.float32(count) if count > 1 else stored[start:end])
-        all_rows = np.concatenate(docs) if len(docs) > 1 else docs[0]
-        all_weights = np.concatenate(weights) if len(weights) > 1 else weights[0]
-        totals = cast(
-            npt.NDArray[np.float64], np.bincount(all_rows, weights=all_weights, minlength=self.n_docs + 1)
-        )
-        return totals[: self.n_docs]
+        return _summed(docs, weights, self.n_docs)
 
     def _term_weights(self, segment_index: int, start: int, end: int, idf: float) -> npt.NDArray[np.float32]:
         """float32 weights of one term's postings in one segment, from its tf and this build's
@@ -346,6 +359,18 @@ class SegmentedBM25:
             }
         hits = top_of_totals(self._totals(postings), k, allowed, self.n_docs) if k else []
         return BM25Result(hits, _live_df(postings, query_tokens))
+
+
+def _summed(
+    rows: Sequence[npt.NDArray[np.integer[Any]]], weights: Sequence[npt.NDArray[np.float32]], slots: int
+) -> npt.NDArray[np.float64]:
+    """Each of ``slots`` rows' sum of the ``weights`` at ``rows`` (each list's arrays joined in
+    order), in float64 like the reference formula: one C loop over all postings of the query.
+    Joined straight into the types bincount counts in (intp rows, float64 weights, exact), so it
+    converts neither: a third faster than joining int32 / float32 arrays."""
+    joined_rows = np.concatenate(rows, dtype=np.intp)
+    totals = np.bincount(joined_rows, weights=np.concatenate(weights, dtype=np.float64), minlength=slots)
+    return cast("npt.NDArray[np.float64]", totals)  # a string: no subscripted type made per query
 
 
 def _live_df(postings: Mapping[str, tuple[int, int, Any]], terms: Sequence[str]) -> dict[str, int]:

@@ -134,6 +134,8 @@ def collapse_keys(keys: Sequence[int], k: int) -> list[list[int]]:
     else:
         return places
     # k places are open: a later candidate can only join one of them
-    for later in [i for i in range(position, len(keys)) if keys[i] in slot]:
-        places[slot[keys[later]]].append(later)
+    for later, key in enumerate(keys[position:], position):
+        found = slot.get(key)
+        if found is not None:
+            places[found].append(later)
     return places

@@ -230,3 +230,22 @@ def test_a_segment_vocabulary_is_read_on_first_use_from_the_file_opened_at_load(
     damaged = SegmentedBM25([(SegmentPostings.load(folder), Deletions())], BM25Params())
     with pytest.raises(BM25FormatError, match=r"vocab\.json must hold a JSON list of \d+ terms"):
         damaged.scores(["w1"])
+
+
+def test_top_of_totals_keeps_rows_that_tie_only_in_float32() -> None:
+    """top_of_totals reads only the totals above a bound from every 4th row (bm25._cut): totals
+    that differ in float64 but round to the same float32 as the k-th best are still tied with
+    it, so kept and ordered by row, as top_hits over the float32 scores keeps them."""
+    from indexers.lexical.bm25 import top_hits, top_of_totals
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n = int(rng.integers(40, 2000))
+        # a few float32 levels, each total a level plus less than a quarter of its float32 step
+        levels = np.sort(rng.choice(np.linspace(0.5, 3.0, 12, dtype=np.float32), n))
+        step = np.spacing(levels).astype(np.float64)
+        totals = levels.astype(np.float64) + rng.uniform(-0.25, 0.25, n) * step
+        totals[rng.random(n) < 0.3] = 0.0  # unmatched rows
+        rng.shuffle(totals)
+        for k in (1, 7, 10, 100):
+            assert top_of_totals(totals, k, None, n) == top_hits(totals.astype(np.float32), k, None, n)

@@ -128,10 +128,18 @@ def test_ranking_reads_no_chunk_beyond_the_hits(built, embedder, monkeypatch):
     results = [index.search(q, k=3, mode="bm25", fetch_k=100) for q in QUERIES]
     hits = [hit for result in results for hit in result.hits]
     returned = sum(1 + len(hit.siblings) for hit in hits)
-    assert hits and len(read) == len(parsed) == len(hits) < returned  # 100 candidates ranked a
-    # query, only the hits read and parsed: their siblings when used
+    # 100 candidates ranked a query, no chunk parsed to rank them: only the hits', by the code
+    # graph's context (this build has code), then their siblings' when used
+    assert hits and not read and parsed == [hit.chunk.id for hit in hits] and len(hits) < returned
     siblings = [s.id for hit in hits for s in hit.siblings]
     assert parsed[len(hits) :] == siblings
+    # a build without code documents: the hits' chunks are parsed when one is first used
+    index.has_code = False
+    parsed.clear()
+    result = index.search(QUERIES[0], k=3, mode="bm25")
+    assert len(result.hits) > 1 and not parsed
+    assert result.hits[1].chunk == index.chunks[result.hits[1].row]
+    assert parsed == [hit.chunk.id for hit in result.hits]
 
 
 def _reference_hits(index, results, k, collapse):
