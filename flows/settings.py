@@ -122,15 +122,19 @@ def check_model(config: IngestConfig) -> None:
 
 
 def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, sources: Sequence[str]) -> bool:
-    """Would a new build differ from ``previous`` only in its name? (Used to skip no-op runs.)"""
+    """Would a new build differ from ``previous`` only in its name? (Used to skip no-op runs.) A
+    build whose fusion or abstaining was calibrated an older way would not: the run calibrates it
+    again (nothing is embedded again), so an upgrade applies to an unchanged tree too."""
     m = previous.manifest
+    fusion = FusionSection.read(m.extra)
     return (
         previous.reusable
         and same_embedding(m, config)
         and m.tokenizer == make_tokenizer(config).to_dict()
         and m.bm25 == {"k1": config.k1, "b": config.b}
         and m.sources == [str(s) for s in sources]
-        and FusionSection.read(m.extra).version == CALIBRATION_VERSION
+        and fusion.version == CALIBRATION_VERSION
+        and (fusion.abstain or {}).get("version") == ABSTAIN_VERSION
         and requested_vector_index(m.extra) == config.vector_index
     )
 

@@ -279,3 +279,26 @@ def test_an_older_abstain_calibration_is_not_kept_by_the_next_ingest(tmp_path, h
     run_ingest([tree], index, hash_config, embedder=hash_embedder)
     fusion = Manifest.read(IndexStore(index).current_build()).extra["fusion"]
     assert not fusion.get("reused") and fusion["abstain"]["version"] == VERSION
+
+
+def test_an_unchanged_tree_with_an_older_abstain_calibration_is_calibrated_again(
+    tmp_path, hash_config, hash_embedder
+):
+    """Upgrading docmill and re-indexing an unchanged tree applies the new abstain calibration: a
+    build calibrated an older way is not a no-op, and nothing is embedded again."""
+    from indexers.ranking.abstain import VERSION
+
+    tree, index = make_tree(tmp_path / "tree"), tmp_path / "index"
+    run_ingest([tree], index, hash_config, embedder=hash_embedder)
+    first = IndexStore(index).current_build()
+    raw = json.loads((first / "manifest.json").read_text())
+    raw["extra"]["fusion"]["abstain"]["version"] = VERSION - 1
+    (first / "manifest.json").write_text(json.dumps(raw))
+    hash_embedder.encoded.clear()
+    report = run_ingest([tree], index, hash_config, embedder=hash_embedder)
+    assert report.published and report.embedded == 0
+    assert IndexStore(index).current_build() != first
+    fusion = Manifest.read(IndexStore(index).current_build()).extra["fusion"]
+    assert fusion["abstain"]["version"] == VERSION
+    again = run_ingest([tree], index, hash_config, embedder=hash_embedder)  # now the same: a no-op
+    assert not again.published

@@ -13,6 +13,7 @@ from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking.abstain import (
     DECISION,
     DEFAULT_ALONE,
+    VERSION,
     AbstainModel,
     JointScale,
     SideScale,
@@ -90,11 +91,28 @@ def test_model_confidence_is_monotone_in_each_evidence_and_abstains_below_the_de
 def test_threshold_lies_between_the_in_domain_floor_and_the_offtopic_ceiling_or_at_the_floor():
     inside = list(np.linspace(0.4, 1.0, 100))
     outside = list(np.linspace(0.0, 0.2, 40))
-    midway = (np.percentile(inside, 1) + np.percentile(outside, 95)) / 2
+    midway = (np.percentile(inside, 1) + max(outside)) / 2
     assert fit_scale(inside, outside, DEFAULT_ALONE).threshold == pytest.approx(midway)
     overlapping = list(np.linspace(0.0, 0.9, 40))  # off-topic reaching into the in-domain range
     assert fit_scale(inside, overlapping, DEFAULT_ALONE).threshold == pytest.approx(np.percentile(inside, 1))
     assert fit_scale(inside[:5], outside, DEFAULT_ALONE) == DEFAULT_ALONE  # too few to fit
+
+
+def test_the_offtopic_ceiling_is_the_highest_everyday_question_not_its_95th_percentile():
+    """Everyday questions near the top of the calibration list sat just above a threshold midway
+    to the 95th percentile (sqlmodel, zh-faq: confidence 0.50-0.56 against real in-domain questions
+    at 0.79 and up): with a gap between the two, the threshold lies midway to the highest."""
+    inside = list(np.linspace(0.4, 1.0, 100))
+    outside = list(np.linspace(0.0, 0.2, 38)) + [0.3, 0.36]  # two everyday questions close to the corpus
+    scale = fit_scale(inside, outside, DEFAULT_ALONE)
+    assert scale.threshold == pytest.approx((np.percentile(inside, 1) + 0.36) / 2)
+    assert scale.threshold > 0.36 > np.percentile(outside, 95)
+    model = AbstainModel(alone=scale)
+    assert model.reason(0.36, None) is not None  # the highest everyday question abstains
+    assert model.reason(float(np.percentile(inside, 1)), None) is None  # the in-domain floor answers
+    # an everyday question above the in-domain floor: the floor stands (answers win an overlap)
+    floor = np.percentile(inside, 1)
+    assert fit_scale(inside, outside + [0.9], DEFAULT_ALONE).threshold == pytest.approx(floor)
 
 
 def _vectors(chunks):
@@ -192,7 +210,7 @@ def test_short_queries_get_a_scale_of_their_own_fitted_on_short_pseudo_queries(c
     chunks, bm25 = corpus
     vectors, encode = _vectors(chunks)
     stored = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode, encode_passages=encode)
-    assert stored["version"] == 4 and "short" in stored
+    assert stored["version"] == VERSION and "short" in stored
     assert stored["short"]["evidence"]["lexical"]["n"][1] == len(offtopic_questions(["x"], short=True))
     model = AbstainModel.from_manifest(stored)
     assert model.short is not None and model.short != model.joint
