@@ -40,7 +40,6 @@ from parsers.pdf.tables.unruled_cells import (
     labels_on_the_right,
     lift_column_spans,
     lift_row_spans,
-    merge_wrapped,
     trim_tail,
 )
 from parsers.pdf.tables.unruled_columns import CHUNK_GAP, build_grid, column_separators, separators
@@ -55,6 +54,7 @@ from parsers.pdf.tables.unruled_header import (
     kept_spans,
 )
 from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
+from parsers.pdf.tables.unruled_wraps import wrapped_rows
 
 __all__ = [
     "Chunk",
@@ -218,7 +218,7 @@ def table_from_block(
     mirrored = labels_on_the_right(grid, head)
     if mirrored:  # a right-to-left table: labels in the last column; the row rules read them first
         grid = [row[::-1] for row in grid]
-    grid = lift_row_spans([row for row in merge_wrapped(grid, head) if any(row)], head)
+    grid = lift_row_spans([row for row in wrapped_rows(grid, head) if any(row)], head)
     header = header_count(grid, head)
     if mirrored:
         grid = [row[::-1] for row in grid]
