@@ -39,7 +39,9 @@ def _rules(c: canvas.Canvas, xs: Sequence[float], ys: Sequence[float], kind: str
             c.line(x, ys[0], x, ys[-1])
 
 
-def _draw(path: Path, rows: Sequence[Cells], xs: Sequence[float], kind: str, centred: bool, pad: float) -> None:
+def _draw(
+    path: Path, rows: Sequence[Cells], xs: Sequence[float], kind: str, centred: bool, pad: float
+) -> None:
     """Rows of cells, each cell's lines at 11 pt leading, ``pad`` points between rows; a cell with
     fewer lines than its row is centred in it when ``centred``, else set at its top."""
     c = canvas.Canvas(str(path), pagesize=A4)
@@ -83,7 +85,8 @@ def test_a_double_rule_makes_no_empty_row(tmp_path: Path) -> None:
     c = canvas.Canvas(str(path), pagesize=A4)
     c.setFont("Helvetica", 10)
     xs, ys = (60, 180, 300), [HEIGHT - 100, HEIGHT - 118, HEIGHT - 123, HEIGHT - 141, HEIGHT - 159]
-    for y, row in zip((ys[0], ys[2], ys[3]), (("Item", "Count"), ("Apples", "12"), ("Pears", "7")), strict=True):
+    texts = (("Item", "Count"), ("Apples", "12"), ("Pears", "7"))
+    for y, row in zip((ys[0], ys[2], ys[3]), texts, strict=True):
         for x, text in zip(xs, row, strict=False):
             c.drawString(x + 4, y - 13, text)
     _rules(c, xs, ys, "grid")
@@ -96,7 +99,8 @@ def test_a_double_rule_makes_no_empty_row(tmp_path: Path) -> None:
 YEARS = ("Region", "2015", "2016", "% Chg", "2017", "% Chg")
 SALES = [("North", "1,204", "1,311", "8.9", "1,402", "6.9"), ("South", "982", "1,020", "3.9", "1,101", "7.9")]
 SALES += [("East", "2,310", "2,205", "-4.5", "2,390", "8.4"), ("West", "744", "801", "7.7", "856", "6.9")]
-SALES += [("Central", "1,530", "1,612", "5.4", "1,700", "5.5"), ("Total", "6,770", "6,949", "2.6", "7,449", "7.2")]
+SALES += [("Central", "1,530", "1,612", "5.4", "1,700", "5.5")]
+SALES += [("Total", "6,770", "6,949", "2.6", "7,449", "7.2")]
 
 
 def test_header_labels_of_tight_columns_part(tmp_path: Path) -> None:
