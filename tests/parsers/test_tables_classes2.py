@@ -79,6 +79,34 @@ def test_an_empty_ruled_row_is_a_row(tmp_path: Path, rows: list[list[str]]) -> N
     assert _tables(path) == [[tuple(r) for r in rows]]
 
 
+def test_an_empty_band_over_the_whole_width_is_no_row(tmp_path: Path) -> None:
+    """Guard: an empty band between two groups of rows drawn as one cell over the whole width (no
+    column rules through it) is a spacer, not a row."""
+    path = tmp_path / "spacer.pdf"
+    rows = [("Run", "Recall", "Precision"), ("run1 (EN)", "0.62", "0.37"), ("run2 (EN)", "0.71", "0.44")]
+    rows += [("run1 (DE)", "0.55", "0.31"), ("run2 (DE)", "0.60", "0.40")]
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 10)
+    xs, top, y, ys = (60, 180, 260, 340), HEIGHT - 100, HEIGHT - 100, []
+    for k, row in enumerate(rows):
+        if k == 3:
+            y -= 18  # the spacer band
+        ys.append(y)
+        for x, text in zip(xs, row, strict=False):
+            c.drawString(x + 4, y - 13, text)
+        y -= 18
+    ys.append(y)
+    for yy in sorted({*ys, ys[3] + 18}):
+        c.line(xs[0], yy, xs[-1], yy)
+    for x in xs:
+        c.line(x, top, x, ys[3] + 18)
+        c.line(x, ys[3], x, y)
+    c.line(xs[0], ys[3] + 18, xs[0], ys[3])
+    c.line(xs[-1], ys[3] + 18, xs[-1], ys[3])
+    c.save()
+    assert _tables(path) == [rows]
+
+
 def test_a_double_rule_makes_no_empty_row(tmp_path: Path) -> None:
     """Two rules 5 pt apart under the header (a double rule): the slot between them is no row."""
     path = tmp_path / "double_rule.pdf"

@@ -164,15 +164,17 @@ def kept_lines(
     heights: Sequence[float] = (),
 ) -> tuple[list[int], list[int]]:
     """Grid rows and columns to keep: rows holding text, and empty rows the rules draw as rows
-    (``ruled_empty_rows``: a cell starts there and the row is about as tall as the rows of text,
-    given ``heights``); columns holding text or where a cell starts that is no sliver (made by
-    short ruling lines, lines drawn a little off, double borders): real empty columns of the table
-    are kept."""
+    (``ruled_empty_rows``: a cell starts there, two cells or more cross it, and the row is about as
+    tall as the rows of text, given ``heights``); columns holding text or where a cell starts that
+    is no sliver (made by short ruling lines, lines drawn a little off, double borders): real empty
+    columns of the table are kept."""
     starts_r = {c.row for c in cells} - set(thin_rows)
     starts_c = {c.col for c in cells} - set(thin_cols)
     keep_r = [i for i, r in enumerate(rows) if (i in starts_r or any(r)) and any(c.strip() for c in r)]
-    if heights:
-        keep_r = sorted({*keep_r, *ruled_empty_rows(keep_r, starts_r, heights)})
+    if heights:  # empty rows the column rules run through (one cell over the width: a spacer band)
+        crossed = {i: sum(c.row <= i < c.row + c.rowspan for c in cells) for i in starts_r}
+        drawn = [i for i, n in crossed.items() if n >= 2]
+        keep_r = sorted({*keep_r, *ruled_empty_rows(keep_r, drawn, heights)})
     keep_c = [j for j in range(len(rows[0]) if rows else 0) if j in starts_c or any(r[j] for r in rows)]
     return keep_r, keep_c
 
