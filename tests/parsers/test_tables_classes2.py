@@ -222,3 +222,79 @@ def test_rows_by_gaps() -> None:
     assert rows_by_gaps(padded) == [[0], [1, 2], [3]]
     centred = [(0.0, 9.0), (17.0, 26.0), (22.5, 31.5), (28.0, 37.0), (45.0, 54.0)]
     assert rows_by_gaps(centred) == [[0], [1, 2, 3], [4]]
+
+
+def test_labels_centred_beside_wrapped_labels_and_a_wrapped_last_label(tmp_path: Path) -> None:
+    """A booktabs table set centred throughout: "Sample" centred beside labels wrapped over two
+    lines ("Dose" / "(mg)") is in the one header row with them, and the last row's label wrapped
+    over two lines ("Very high dose" / "applied twice") beside its centred values keeps its second
+    line. On main the header was three rows and "applied twice" was lost."""
+    header: Cells = (["Sample"], ["Dose", "(mg)"], ["Observed effect on", "growth"], ["Yield", "(t/ha)"])
+    body = [*BODY[:-1], (["Very high dose", "applied twice"], ["40"], ["Plants died"], ["0.0"])]
+    path = tmp_path / "centred_header.pdf"
+    _draw(path, [header, *body], XS, "booktabs", True, 6)
+    assert _tables(path) == [_expected([header, *body])]
+
+
+# --- title lines right above a table --------------------------------------------------------------
+
+ITEMS = [("North", "1,204", "31,100", "12.1"), ("South", "982", "24,020", "10.9")]
+ITEMS += [
+    ("East", "2,310", "52,205", "14.5"),
+    ("West", "744", "18,801", "9.7"),
+    ("Central", "1,530", "41,612", "11.4"),
+]
+LABELS = ("Region", "Units", "Revenue", "Margin")
+
+
+def _report(path: Path, above: Sequence[str], centre: float, font: str = "Helvetica") -> list[str]:
+    """``above`` centred at ``centre`` over a table (label column at 60, figures right-aligned at
+    200 / 280 / 360), at the table's own 12 pt line spacing; returns the page's prose blocks."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    y = HEIGHT - 80
+    for text in above:
+        c.setFont(font, 9)
+        c.drawString(centre - c.stringWidth(text, font, 9) / 2, y, text)
+        y -= 12
+    c.setFont("Helvetica", 9)
+    for row in (LABELS, *ITEMS):
+        c.drawString(60, y, row[0])
+        for text, right in zip(row[1:], (200, 280, 360), strict=True):
+            c.drawString(right - c.stringWidth(text, "Helvetica", 9), y, text)
+        y -= 12
+    c.save()
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    return [" ".join(b.text.split()) for b in doc.blocks if b.table is None]
+
+
+@pytest.mark.parametrize(
+    ("above", "font"),
+    [
+        (("Monthly Sales Report", "Fiscal year 2016, all regions"), "Helvetica-Bold"),
+        (("Sales by region", "(in thousands of dollars)"), "Helvetica"),
+    ],
+    ids=["bold", "plain"],
+)
+def test_title_lines_centred_over_a_table_are_no_header_rows(
+    tmp_path: Path, above: tuple[str, str], font: str
+) -> None:
+    """Two report title lines centred over the whole table, right above its column labels at the
+    table's line spacing: they stay prose, the table starts at its labels. On main they were two
+    header rows (in the second column)."""
+    path = tmp_path / "titled.pdf"
+    prose = _report(path, above, (60 + 360) / 2, font)
+    assert _tables(path) == [[LABELS, *ITEMS]]
+    assert " ".join(above) in prose
+
+
+@pytest.mark.parametrize("run", [(175, 360), (175, 280), (250, 360)], ids=["all", "first-two", "last-two"])
+def test_a_group_label_centred_over_its_columns_stays_a_header_row(
+    tmp_path: Path, run: tuple[int, int]
+) -> None:
+    """Guard: one label centred over a run of the figure columns (not over the whole table) is a
+    group label: a header row of the table, as on main."""
+    path = tmp_path / "group.pdf"
+    prose = _report(path, ["Value ($000)"], sum(run) / 2)
+    (table,) = _tables(path)
+    assert table[1:] == [LABELS, *ITEMS]
+    assert "Value ($000)" in table[0] and "Value ($000)" not in prose

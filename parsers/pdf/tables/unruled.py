@@ -52,8 +52,10 @@ from parsers.pdf.tables.unruled_header import (
     header_by_rules,
     join_wrapped_header,
     kept_spans,
+    lift_centred_labels,
 )
 from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
+from parsers.pdf.tables.unruled_titles import title_lines
 from parsers.pdf.tables.unruled_wraps import wrapped_rows
 
 __all__ = [
@@ -140,7 +142,8 @@ def blocks(lines: Sequence[Line]) -> list[list[Line]]:
 
 def _trim(block: list[Line]) -> list[Line]:
     """``block`` without trailing one-chunk lines, except a lower-case continuation of the last
-    row's label ("Mountain  7  0.4" / "provinces") and a figure set right under a figure of the
+    row's label ("Mountain  7  0.4" / "provinces", at the label column's left edge, also when the
+    last line's values are centred beside the label's two lines) and a figure set right under a figure of the
     last row (a regression table's last standard error, "(0.633)" under "0.498")."""
     while block and len(block[-1].chunks) < 2:
         last = block[-1]
@@ -149,7 +152,7 @@ def _trim(block: list[Line]) -> list[Line]:
         continued = (
             multi
             and last.chunks[0].text[:1].islower()
-            and abs(last.chunks[0].x0 - multi[-1].chunks[0].x0) < 2 * last.size
+            and abs(last.chunks[0].x0 - min(ln.chunks[0].x0 for ln in multi)) < 2 * last.size
             and gap < 0.8 * last.size
         )
         if continued or (
@@ -215,6 +218,9 @@ def table_from_block(
         return None
     block = extend_up(block, above, seps)
     grid, head = build_grid(block, seps)
+    titles = title_lines(grid, head, seps)
+    if titles:  # report title lines centred over the table: no header rows (left to the prose)
+        grid, head = grid[titles:], head - titles
     mirrored = labels_on_the_right(grid, head)
     if mirrored:  # a right-to-left table: labels in the last column; the row rules read them first
         grid = [row[::-1] for row in grid]
@@ -229,8 +235,8 @@ def table_from_block(
     spans: Spans = {}
     if not mirrored:  # partial rules in the header: its rows and group labels as they draw them
         grid, header, spans = header_by_rules(grid, header, seps, rules)
-    if not spans:  # labels wrapped over two header lines: one cell each
-        grid, header = join_wrapped_header(grid, header)
+    if not spans:  # labels centred beside wrapped ones, labels wrapped over two lines: one cell each
+        grid, header = join_wrapped_header(*lift_centred_labels(grid, header))
     grid = lift_column_spans(grid, header)
     used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
     grid = [[row[j] for j in used] for row in grid]
