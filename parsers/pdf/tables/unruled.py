@@ -55,6 +55,7 @@ from parsers.pdf.tables.unruled_header import (
     lift_centred_labels,
 )
 from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
+from parsers.pdf.tables.unruled_sides import side_cut
 from parsers.pdf.tables.unruled_titles import title_lines
 from parsers.pdf.tables.unruled_wraps import wrapped_rows
 
@@ -255,6 +256,18 @@ def table_from_block(
     return UnruledTable(bbox, rows, header, columns, words, names, title)
 
 
+def _sides(block: Sequence[Line], cut: float, rules: Sequence[Rule]) -> list[UnruledTable]:
+    """The tables of ``block``'s words left and right of ``cut``, each side's lines grouped anew."""
+    words = [w for ln in block for w in ln.words]
+    found = []
+    for side in ([w for w in words if w.x1 < cut], [w for w in words if w.x0 > cut]):
+        lines = [split_chunks(ws) for ws in group_lines(side)] if side else []
+        for part in blocks(lines):
+            table = table_from_block(part, (), rules)
+            found.extend([table] if table is not None else [])
+    return found
+
+
 def wide_gap_lines(ordered: Sequence[Word], enough: int = MIN_MULTI_LINES) -> int:
     """How many lines (up to ``enough``) have a gap wider than ``CHUNK_GAP`` between two words,
     from words sorted by (top, x0) without grouping them into lines first."""
@@ -292,8 +305,11 @@ def find_tables(
         start = 0  # lines above a block and below the previous one may be its header
         for block in blocks(in_lane):
             first = next(i for i, ln in enumerate(in_lane) if ln is block[0])
-            table = table_from_block(block, in_lane[start:first], rules)
-            if table is not None:
-                found.append(table)
+            cut = side_cut(block, column_separators(block))
+            if cut is None:
+                table = table_from_block(block, in_lane[start:first], rules)
+                found.extend([table] if table is not None else [])
+            else:  # two tables side by side: each side's lines on their own
+                found.extend(_sides(block, cut, rules))
             start = next(i for i, ln in enumerate(in_lane) if ln is block[-1]) + 1
     return sorted(found, key=lambda t: t.bbox[1])
