@@ -94,3 +94,59 @@ def test_one_table_with_a_text_column_and_a_half_empty_row_stays_one(tmp_path: P
         y -= 12
     c.save()
     assert _tables(path) == [rows]
+
+
+# --- a full-width table under text columns --------------------------------------------------------
+
+PROSE = (
+    "the committee noted that regional output rose in most sectors while services held steady and "
+    "manufacturing recovered after a weak first half as export orders improved across the region"
+)
+WORDS = PROSE.split(" ")
+SECTORS: list[Row] = [("Sector", "2014", "2015", "2016", "2017", "2018", "2019")]
+SECTORS += [("Agriculture", "3.1", "2.9", "3.4", "3.0", "2.7", "2.8")]
+SECTORS += [("Mining", "12.4", "11.8", "10.2", "9.9", "10.5", "11.1")]
+SECTORS += [("Manufacturing", "21.0", "20.4", "19.8", "20.1", "20.6", "20.9")]
+SECTORS += [("Construction", "6.2", "6.8", "7.1", "7.4", "7.0", "6.9")]
+SECTORS += [("Services", "57.3", "58.1", "59.5", "59.6", "59.2", "58.3")]
+
+
+def _columns(c: canvas.Canvas, count: int, top: float, lines: int) -> float:
+    """``count`` columns of justified prose (Times 9 pt, 11 pt leading) from 40 to 555 pt, 18 pt
+    gutters; returns the y under them."""
+    width = (555 - 40 - 18 * (count - 1)) / count
+    c.setFont("Times-Roman", 9)
+    for k in range(count):
+        y, i = top, 7 * k
+        for _ in range(lines):
+            line: list[str] = []
+            while c.stringWidth(" ".join([*line, WORDS[i % len(WORDS)]]), "Times-Roman", 9) < width:
+                line.append(WORDS[i % len(WORDS)])
+                i += 1
+            extra = (width - c.stringWidth(" ".join(line), "Times-Roman", 9)) / max(len(line) - 1, 1)
+            x = 40 + k * (width + 18)
+            for word in line:
+                c.drawString(x, y, word)
+                x += c.stringWidth(word + " ", "Times-Roman", 9) + extra
+            y -= 11
+    return top - 11 * lines
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_a_full_width_table_under_text_columns_stays_whole(tmp_path: Path, count: int) -> None:
+    """Two (three) columns of justified prose, a full-width table 20 pt under them, more columns
+    20 pt under it: the table's first and last rows are closer to its other rows than to the
+    prose, so they are not cut at the prose's gutter. On main the header and the last row were cut
+    there and lost to the table."""
+    path = tmp_path / "columns.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    y = _columns(c, count, HEIGHT - 60, 12) - 20
+    c.setFont("Helvetica", 8)
+    for row in SECTORS:
+        c.drawString(40, y, row[0])
+        for text, right in zip(row[1:], (200, 260, 320, 380, 440, 500), strict=True):
+            c.drawString(right - c.stringWidth(text, "Helvetica", 8), y, text)
+        y -= 11
+    _columns(c, count, y - 20, 10)
+    c.save()
+    assert _tables(path) == [SECTORS]

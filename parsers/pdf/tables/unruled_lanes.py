@@ -67,11 +67,10 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
     whole: list[Line] = []
     prose_tops = sorted(line.top for i, line in enumerate(lines) if prose_line[i])
     for i, line in enumerate(lines):
-        # near prose: a prose line next to it, or one less than NEAR_PROSE line heights away (two
-        # columns whose line pitches differ interleave their lines: "setting.  L2" shares a line)
-        near = any(prose_line[k] for k in range(max(0, i - 1), min(len(lines), i + 2))) or _within(
-            prose_tops, line.top, NEAR_PROSE * line.size
-        )
+        # near prose: a prose line next to it (closer than its other neighbour), or one less than
+        # NEAR_PROSE line heights away (two columns whose line pitches differ interleave their lines:
+        # "setting.  L2" shares a line)
+        near = _next_to_prose(lines, prose_line, i) or _within(prose_tops, line.top, NEAR_PROSE * line.size)
         if crossing[i] or not near:
             whole.append(line)
             continue
@@ -83,6 +82,17 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
             right.append(Line(rc))
     width = text_width / 2
     return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
+
+
+def _next_to_prose(lines: Sequence[Line], prose_line: Sequence[bool], i: int) -> bool:
+    """A prose line is next to line ``i`` (above or below), and no closer than its other neighbour:
+    the first and last rows of a full-width table under or over text columns are closer to the
+    table's other rows than to the prose, and stay whole with them."""
+    gaps = {
+        k: abs(lines[k].top - lines[i].top) for k in (i - 1, i + 1) if 0 <= k < len(lines)
+    }  # top to top, as lines are sorted
+    prose = [d for k, d in gaps.items() if prose_line[k]]
+    return bool(prose) and min(prose) <= min(gaps.values())
 
 
 def _within(tops: Sequence[float], top: float, reach: float) -> bool:
