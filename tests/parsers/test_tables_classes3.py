@@ -150,3 +150,65 @@ def test_a_full_width_table_under_text_columns_stays_whole(tmp_path: Path, count
     _columns(c, count, y - 20, 10)
     c.save()
     assert _tables(path) == [SECTORS]
+
+
+# --- a table of long passages between rules ------------------------------------------------------
+
+PASSAGES = [
+    "The committee noted that regional output rose in most sectors while services held steady and "
+    "manufacturing recovered after a weak first half.",
+    "Export orders improved across the region as demand from neighbouring markets picked up, and "
+    "firms reported fuller order books for the coming quarter.",
+    "Construction activity slowed as higher borrowing costs weighed on new housing starts, although "
+    "public works partly offset the decline.",
+]
+
+
+def _passages(path: Path, rules: bool) -> list[Row]:
+    """A question column and a passage column (each passage wrapped onto two lines, rows 6 pt
+    apart), with a top, a mid and a bottom rule when ``rules``; a paragraph follows 14 pt under it
+    at the table's left edge. Returns the table's rows as drawn."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Times-Roman", 9)
+    rows: list[Row] = [("Question", "Passage")]
+    y, ys = HEIGHT - 100, [HEIGHT - 100]
+    for k, passage in enumerate(["", *PASSAGES]):
+        words, lines = passage.split(), []
+        while words:
+            n = len(words)
+            while c.stringWidth(" ".join(words[:n]), "Times-Roman", 9) > 370:
+                n -= 1
+            lines.append(" ".join(words[:n]))
+            words = words[n:]
+        label = f"Q{k}: what changed?" if k else "Question"
+        c.drawString(64, y - 11, label)
+        for i, text in enumerate(lines or ["Passage"]):
+            c.drawString(164, y - 11 - 11 * i, text)
+        rows += [(label, "\n".join(lines))] if k else []
+        y -= 11 * max(1, len(lines)) + 6
+        ys.append(y)
+    for i in (0, 1, len(ys) - 1) if rules else ():
+        c.line(60, ys[i], 540, ys[i])
+    c.drawString(
+        60, y - 14, "In the table, the answers to each question are drawn from the minutes of the meeting."
+    )
+    c.save()
+    return rows
+
+
+def test_a_table_of_long_passages_between_rules(tmp_path: Path) -> None:
+    """A booktabs table whose second column holds passages wrapped onto two lines: one table, each
+    passage one cell; the paragraph under it stays prose. On main no table was found (the
+    passages' second lines broke the run of table lines, and long cells read as prose)."""
+    path = tmp_path / "passages.pdf"
+    rows = _passages(path, rules=True)
+    assert [[tuple(" ".join(c.split()) for c in r) for r in t] for t in _tables(path)] == [
+        [tuple(" ".join(c.split()) for c in r) for r in rows]
+    ]
+
+
+def test_long_passages_without_rules_are_no_table(tmp_path: Path) -> None:
+    """Guard: the same two columns with no rule: prose beside labels, no table (as on main)."""
+    path = tmp_path / "passages_free.pdf"
+    _passages(path, rules=False)
+    assert _tables(path) == []
