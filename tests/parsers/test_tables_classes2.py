@@ -148,6 +148,30 @@ def test_header_labels_of_tight_columns_part(tmp_path: Path) -> None:
     assert _tables(path) == [[YEARS, *SALES]]
 
 
+@pytest.mark.parametrize("gap", [4.0, 5.0])
+def test_tight_figure_columns_part_in_the_body(tmp_path: Path, gap: float) -> None:
+    """Columns as wide as their widest entry, ``gap`` points apart (0.45-0.55 font sizes, under a
+    cell gap): "8.9" and "1,402" are two figures of two columns, and "% Chg" and "2017" over them
+    two labels. On main they were one cell ("8.9 1,402", "% Chg 2017") in one column."""
+    rows = [tuple(r[k] for k in (0, 2, 3, 4, 5)) for r in (YEARS, *SALES)]
+    path = tmp_path / "tight_body.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    widths = [max(c.stringWidth(r[j], "Helvetica", 9) for r in rows) for j in range(1, 5)]
+    rights, x = [], 140.0
+    for width in widths:
+        rights.append(x + width)
+        x += width + gap
+    y = HEIGHT - 100
+    for row in rows:
+        c.drawString(60, y, row[0])
+        for text, right in zip(row[1:], rights, strict=True):
+            c.drawString(right - c.stringWidth(text, "Helvetica", 9), y, text)
+        y -= 12
+    c.save()
+    assert _tables(path) == [rows]
+
+
 # --- wrapped cells --------------------------------------------------------------------------------
 
 HEADER: Cells = (["Sample"], ["Dose"], ["Observed effect on growth"], ["Yield"])

@@ -42,7 +42,7 @@ from parsers.pdf.tables.unruled_cells import (
     lift_row_spans,
     trim_tail,
 )
-from parsers.pdf.tables.unruled_columns import CHUNK_GAP, build_grid, column_separators, separators
+from parsers.pdf.tables.unruled_columns import CHUNK_GAP, TIGHT_GAP, build_grid, column_separators, separators
 from parsers.pdf.tables.unruled_frame import frame
 from parsers.pdf.tables.unruled_guards import is_data_table, is_numeric, is_year
 from parsers.pdf.tables.unruled_header import (
@@ -100,10 +100,13 @@ class UnruledTable:
 
 
 def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
-    """One line's words as chunks, cut where the gap exceeds ``gap`` x the font size."""
+    """One line's words as chunks, cut where the gap exceeds ``gap`` x the font size, or
+    ``TIGHT_GAP`` x the font size between two figures (tight columns: "8.9" and "1,402" 5 pt apart;
+    a space between two figures of one cell is narrower)."""
     chunks: list[list[Word]] = [[words[0]]]
     for prev, word in zip(words, words[1:], strict=False):
-        if word.x0 - prev.x1 > gap * max(prev.size, word.size, 1.0):
+        space = (word.x0 - prev.x1) / max(prev.size, word.size, 1.0)
+        if space > gap or (space > TIGHT_GAP and is_numeric(prev.text) and is_numeric(word.text)):
             chunks.append([word])
         else:
             chunks[-1].append(word)
