@@ -21,7 +21,7 @@ def wrapped_rows(grid: Grid, head: int) -> Grid:
     start = body_start(grid, head)
     body = [row for row in grid[start:] if any(row)]
     extents = [(min(w.top for c in row for w in c), max(w.bottom for c in row for w in c)) for row in body]
-    groups = rows_by_gaps(extents)
+    groups = rows_by_gaps(extents) if start == head else None  # label lines over the data: line by line
     if groups is not None:
         rows = [[body[i] for i in group] for group in groups]
         if all(_one_row(r) for r in rows):
