@@ -136,9 +136,6 @@ def blocks(lines: Sequence[Line]) -> list[list[Line]]:
             current.append(line)
             singles = 0 if multi else singles + 1
             continue
-        if current and close and _inner_column(line, current):
-            current.append(line)  # a long cell of a text column wrapped onto its own lines
-            continue
         if current:
             out.append(_trim(current))
         current, singles = ([line], 0) if multi else ([], 0)
@@ -147,22 +144,10 @@ def blocks(lines: Sequence[Line]) -> list[list[Line]]:
     return [b for b in out if sum(len(ln.chunks) >= 2 for ln in b) >= MIN_MULTI_LINES]
 
 
-def _inner_column(line: Line, block: Sequence[Line], reach: int = 4) -> bool:
-    """``line`` is one run of words starting where a column right of the first starts on one of
-    the block's last multi-chunk lines (within a font size): the rest of a long text cell, not a
-    paragraph after the table (which starts at the table's left edge)."""
-    if len(line.chunks) != 1:
-        return False
-    multi = [ln for ln in block if len(ln.chunks) >= 2][-reach:]
-    x0 = line.chunks[0].x0
-    return any(abs(c.x0 - x0) <= line.size for ln in multi for c in ln.chunks[1:])
-
-
 def _trim(block: list[Line]) -> list[Line]:
     """``block`` without trailing one-chunk lines, except a lower-case continuation of the last
     row's label ("Mountain  7  0.4" / "provinces", at the label column's left edge, also when the
-    last line's values are centred beside the label's two lines), the rest of a long text cell of
-    the last row (``_inner_column``) and a figure set right under a figure of the
+    last line's values are centred beside the label's two lines) and a figure set right under a figure of the
     last row (a regression table's last standard error, "(0.633)" under "0.498")."""
     while block and len(block[-1].chunks) < 2:
         last = block[-1]
@@ -178,8 +163,6 @@ def _trim(block: list[Line]) -> list[Line]:
             multi and gap <= 1.1 * _line_gap(block[:-1]) and _figure_under(last.chunks[0], multi[-1])
         ):
             break
-        if multi and gap < 0.8 * last.size and _inner_column(last, block[:-1]):
-            break  # the last row's long text cell, wrapped
         block = block[:-1]
     return block
 

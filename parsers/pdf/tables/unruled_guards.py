@@ -52,7 +52,7 @@ def rejection(
 ) -> str | None:
     """Why these rows are not a data table (None: they are one). ``framed``: rules span the table
     above its header, under it and under its last row (a three-line table, a box), which two
-    columns of text need (terms and their descriptions), and columns of long text (passages)."""
+    columns of text need (terms and their descriptions)."""
     if len(rows) < 3 or not rows or len(rows[0]) < 2:
         return "too small"
     width = len(rows[0])
@@ -67,10 +67,7 @@ def rejection(
     if sum(1 for c in filled if _LEADERS.search(c)) >= 2:
         return "dotted leaders: a table of contents"
     columns = [[r[j] for r in rows] for j in range(width)]
-    long = (
-        _mean_words(filled) > MAX_MEAN_WORDS or sum(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns) >= 2
-    )
-    if long and not framed:  # framed: a table of passages between its rules
+    if _mean_words(filled) > MAX_MEAN_WORDS or sum(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns) >= 2:
         return "long cells: prose in columns"
     body = rows[header_rows:] if header_rows < len(rows) else rows
     labels = [r[0].strip() for r in body if r[0].strip()]
@@ -94,7 +91,7 @@ def rejection(
         return "rising page numbers in each figure column: a table of contents in columns"
     if not numeric_columns and (len(body) < 3 or len(filled) < TEXT_TABLE_FILL * len(cells)):
         return "text only, few rows or sparse: labels of a diagram"
-    if not numeric_columns and not framed and any(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns):
+    if not numeric_columns and any(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns):
         return "text only with a column of long text: a justified paragraph's wide gaps"
     if _prose_beside_figures(body, columns, numeric):
         return "columns of prose beside a few rows of figures: a table read with the text around it"
