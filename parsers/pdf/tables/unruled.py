@@ -82,6 +82,7 @@ _CAPTION_START = re.compile(
     r"^(?:(?:table|tab\.|tableau|tabelle|figure|fig\.)\s*(?:\d|[ivxlc]+\b)|[续續]?\s*[表图]\s*[\d一二三四五六七八九十])",
     re.IGNORECASE,
 )
+_PLAIN = re.compile(r"^[-+\u2212]?\(?\d[\d,]*(?:\.\d+)?%?\)?$")  # "1,402", "-4.5", "(0.63)", "62%"
 HEADER_GAP = 6.0  # x line height: a header row may stand this far above the body (a rule between)
 
 
@@ -101,12 +102,13 @@ class UnruledTable:
 
 def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
     """One line's words as chunks, cut where the gap exceeds ``gap`` x the font size, or
-    ``TIGHT_GAP`` x the font size between two figures (tight columns: "8.9" and "1,402" 5 pt apart;
-    a space between two figures of one cell is narrower)."""
+    ``TIGHT_GAP`` x the font size between two plain figures (tight columns: "8.9" and "1,402" 5 pt
+    apart; a space between two figures of one cell is narrower; a date and a time are no plain
+    figures)."""
     chunks: list[list[Word]] = [[words[0]]]
     for prev, word in zip(words, words[1:], strict=False):
         space = (word.x0 - prev.x1) / max(prev.size, word.size, 1.0)
-        if space > gap or (space > TIGHT_GAP and is_numeric(prev.text) and is_numeric(word.text)):
+        if space > gap or (space > TIGHT_GAP and _PLAIN.match(prev.text) and _PLAIN.match(word.text)):
             chunks.append([word])
         else:
             chunks[-1].append(word)

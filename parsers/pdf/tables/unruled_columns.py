@@ -197,18 +197,24 @@ def part_tight_labels(line: Line, strips: Sequence[tuple[float, float]], tol: fl
     """A header line with its chunks cut at word gaps wider than a word space (``TIGHT_GAP`` x the
     font size) that lie inside the body's white strip around a column boundary: the labels of two
     tight columns set closer than a cell gap ("2016 % Chg" over "1,311" and "8.9") are two labels,
-    not one spanning both. A label spanning columns has word spaces only, so it stays whole."""
+    not one spanning both. A label spanning columns has word spaces only, so it stays whole; two
+    words with digits stay together ("2021-06-04 09:00": figures part at the chunk level)."""
     chunks: list[Chunk] = []
     for chunk in line.chunks:
         parts: list[list[Word]] = [[chunk.words[0]]]
         for a, b in zip(chunk.words, chunk.words[1:], strict=False):
             wide = b.x0 - a.x1 > TIGHT_GAP * max(a.size, b.size, 1.0)
-            if wide and any(lo - tol <= a.x1 and b.x0 <= hi + tol for lo, hi in strips):
+            words = not (_digits(a.text) and _digits(b.text))  # a date and its time: one value
+            if wide and words and any(lo - tol <= a.x1 and b.x0 <= hi + tol for lo, hi in strips):
                 parts.append([b])
             else:
                 parts[-1].append(b)
         chunks.extend(Chunk(tuple(p)) for p in parts)
     return line if len(chunks) == len(line.chunks) else Line(tuple(chunks))
+
+
+def _digits(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
 
 
 def _line_seps(line: Line, seps: Sequence[float], strips: Sequence[tuple[float, float]]) -> list[float]:
