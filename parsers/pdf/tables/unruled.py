@@ -82,7 +82,8 @@ _CAPTION_START = re.compile(
     r"^(?:(?:table|tab\.|tableau|tabelle|figure|fig\.)\s*(?:\d|[ivxlc]+\b)|[续續]?\s*[表图]\s*[\d一二三四五六七八九十])",
     re.IGNORECASE,
 )
-_PLAIN = re.compile(r"^[-+\u2212]?\(?\d[\d,]*(?:\.\d+)?%?\)?$")  # "1,402", "-4.5", "(0.63)", "62%"
+# a plain figure: "1,402", "-4.5", "(0.63)", "62%" (no date, time, "8," of a date)
+_PLAIN = re.compile(r"^[-+\u2212]?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?$")
 HEADER_GAP = 6.0  # x line height: a header row may stand this far above the body (a rule between)
 
 

@@ -197,13 +197,18 @@ def part_tight_labels(line: Line, strips: Sequence[tuple[float, float]], tol: fl
     """A header line with its chunks cut at word gaps wider than a word space (``TIGHT_GAP`` x the
     font size) that lie inside the body's white strip around a column boundary: the labels of two
     tight columns set closer than a cell gap ("2016 % Chg" over "1,311" and "8.9") are two labels,
-    not one spanning both. A label spanning columns has word spaces only, so it stays whole; two
-    words with digits stay together ("2021-06-04 09:00": figures part at the chunk level)."""
+    not one spanning both. A label spanning columns has word spaces only, so it stays whole, as do
+    labels set with wide spaces throughout (the gap must be half as wide again as the line's other
+    word gaps) and two words with digits ("2021-06-04 09:00": figures part at the chunk level)."""
     chunks: list[Chunk] = []
+    gaps = sorted(b.x0 - a.x1 for c in line.chunks for a, b in zip(c.words, c.words[1:], strict=False))
     for chunk in line.chunks:
         parts: list[list[Word]] = [[chunk.words[0]]]
         for a, b in zip(chunk.words, chunk.words[1:], strict=False):
-            wide = b.x0 - a.x1 > TIGHT_GAP * max(a.size, b.size, 1.0)
+            gap = b.x0 - a.x1
+            others = [g for g in gaps if g != gap]
+            spaced = bool(others) and gap < 1.5 * others[len(others) // 2]  # words set wide apart
+            wide = gap > TIGHT_GAP * max(a.size, b.size, 1.0) and not spaced
             words = not (_digits(a.text) and _digits(b.text))  # a date and its time: one value
             if wide and words and any(lo - tol <= a.x1 and b.x0 <= hi + tol for lo, hi in strips):
                 parts.append([b])
