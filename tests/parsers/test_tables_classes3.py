@@ -150,3 +150,65 @@ def test_a_full_width_table_under_text_columns_stays_whole(tmp_path: Path, count
     _columns(c, count, y - 20, 10)
     c.save()
     assert _tables(path) == [SECTORS]
+
+
+# --- a table in one text column beside justified prose --------------------------------------------
+
+PARAMETERS: list[Row] = [
+    ("Parameter", "Value"),
+    ("Simulation Time", "100 sec"),
+    ("Field Size", "100m x 100m"),
+]
+PARAMETERS += [("Zone Size", "10m x 10m"), ("MAC Layer", "IEEE 802.11"), ("Data Interval", "0.25 sec")]
+PARAMETERS += [("Radio Range", "20 m"), ("Node Velocity", "10 km/h"), ("Mobility", "0%, 50%, 100%")]
+
+
+def test_a_table_in_one_column_beside_justified_prose(tmp_path: Path) -> None:
+    """Two columns of justified prose whose word gaps (up to 1.5 font sizes) split each line into
+    short chunks, a booktabs table of two text columns in the right column beside the left
+    column's prose, and a figure caption set across both columns at the foot (it crosses the
+    gutter): the gutter is still seen, the table's lines are cut from the prose beside them, and
+    every row of it is one row (its caption above it is its title). On main the figure caption hid
+    the gutter and the short chunks hid the prose: no table."""
+    path = tmp_path / "beside_prose.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    for k, x in enumerate((50.0, 310.0)):
+        lines = 40 if k == 0 else 8
+        y = HEIGHT - 60
+        for n in range(lines):
+            _justified_line(c, x, 235.0, y - 12 * n, 11 * n + 5 * k)
+    y = HEIGHT - 60 - 12 * 10
+    c.setFont("Times-Roman", 9)
+    c.drawString(360, y, "TABLE I.   SIMULATION PARAMETERS")
+    y -= 18
+    c.line(312, y + 10, 540, y + 10)  # booktabs: top, mid and bottom rules
+    c.line(312, y - 3, 540, y - 3)
+    for label, value in PARAMETERS:
+        c.drawString(318, y, label)
+        c.drawString(440, y, value)
+        y -= 11
+    c.line(312, y + 8, 540, y + 8)
+    for n in range(12):
+        _justified_line(c, 310.0, 235.0, y - 12 - 12 * n, 7 * n + 3)
+    c.setFont("Times-Roman", 9)
+    caption = "Figure 8. Comparison of routing overhead generated in various network scenarios"
+    c.drawString((595 - c.stringWidth(caption, "Times-Roman", 9)) / 2, 60, caption)
+    c.save()
+    assert _tables(path) == [PARAMETERS]
+
+
+def _justified_line(c: canvas.Canvas, x: float, width: float, y: float, start: int) -> None:
+    """One line of prose from ``WORDS`` justified to ``width`` (Times 10 pt); two lines in three
+    lose one or two words to the justification, which spreads the rest with gaps of one or two font
+    sizes, so the text layer's line falls into short chunks."""
+    c.setFont("Times-Roman", 10)
+    words: list[str] = []
+    while (
+        c.stringWidth(" ".join([*words, WORDS[(start + len(words)) % len(WORDS)]]), "Times-Roman", 10) < width
+    ):
+        words.append(WORDS[(start + len(words)) % len(WORDS)])
+    words = words[: len(words) - start % 3]  # every third line full, the others stretched
+    extra = (width - c.stringWidth(" ".join(words), "Times-Roman", 10)) / (len(words) - 1)
+    for word in words:
+        c.drawString(x, y, word)
+        x += c.stringWidth(word + " ", "Times-Roman", 10) + extra
