@@ -14,8 +14,6 @@ PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is
 PROSE_WIDTH = 0.25
 FOLD_WIDTH = 0.03  # x text width: the narrowest strip free of text that may be a fold
 MIN_SIDE_LINES = 3  # lines with text on each side of a fold
-CROSSING = 0.05  # of the prose chunks: a gutter may be crossed by this many (a caption, a title)
-JUSTIFIED_GAP = 2.0  # x font size: wider word gaps than this in a line are no justified prose
 NEAR_PROSE = 1.5  # x line height: a line this close to a prose line is cut at the gutter too
 FAR_PROSE = 3.0  # x line height: a line next to prose but farther from it is not cut for it
 
@@ -25,32 +23,24 @@ def _is_prose(chunk: Chunk, text_width: float) -> bool:
 
 
 def page_gutter(lines: Sequence[Line], text_width: float) -> float | None:
-    """The x of a gutter between text columns: the widest strip in the middle of the text that
-    (almost) no prose chunk crosses, with at least three prose chunks on each side; None on a
-    one-column page. A few chunks may cross it (``CROSSING`` of them: a figure caption or a title
-    set over both columns)."""
+    """The x of a gutter between text columns: the widest strip in the middle of the text that no
+    prose chunk crosses, with at least three prose chunks on each side; None on a one-column page."""
     prose = [c for line in lines for c in line.chunks if _is_prose(c, text_width)]
     if len(prose) < 6:
         return None
     lo, hi = min(c.x0 for c in prose), max(c.x1 for c in prose)
     a, b = lo + 0.2 * (hi - lo), hi - 0.2 * (hi - lo)
-    allow = int(CROSSING * len(prose))
-    cover = [0] * (int(b - a) + 2)
-    for c in prose:
-        for x in range(max(int(c.x0 - a) + 1, 0), min(int(c.x1 - a), len(cover) - 1) + 1):
-            cover[x] += 1
-    best: tuple[int, int] | None = None
-    start = None
-    for x, n in enumerate([*cover, allow + 1]):
-        if n <= allow and start is None:
-            start = x
-        elif n > allow and start is not None:
-            if best is None or x - start > best[1] - best[0]:
-                best = (start, x)
-            start = None
+    best: tuple[float, float] | None = None
+    edge = a  # sweep the prose extents left to right: the free strips are the gaps between them
+    for x0, x1 in sorted((c.x0, c.x1) for c in prose if c.x1 > a and c.x0 < b):
+        if x0 > edge and (best is None or x0 - edge > best[1] - best[0]):
+            best = (edge, x0)
+        edge = max(edge, x1)
+    if edge < b and (best is None or b - edge > best[1] - best[0]):
+        best = (edge, b)
     if best is None:
         return None
-    mid = a + (best[0] + best[1] - 1) / 2
+    mid = (best[0] + best[1]) / 2
     left = sum(1 for c in prose if c.x1 <= mid)
     right = sum(1 for c in prose if c.x0 >= mid)
     return mid if left >= 3 and right >= 3 else None
@@ -71,9 +61,7 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
         return [*lanes(before, text_width / 2, depth - 1), *lanes(after, text_width / 2, depth - 1)]
     crossing = [any(c.x0 < mid < c.x1 for c in line.chunks) for line in lines]
     prose_line = [
-        not crossing[i]
-        and (any(_is_prose(c, text_width) for c in line.chunks) or _justified(line, mid, text_width))
-        for i, line in enumerate(lines)
+        not crossing[i] and any(_is_prose(c, text_width) for c in line.chunks) for i, line in enumerate(lines)
     ]
     left: list[Line] = []
     right: list[Line] = []
@@ -97,20 +85,6 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
             right.append(Line(rc))
     width = text_width / 2
     return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
-
-
-def _justified(line: Line, mid: float, text_width: float) -> bool:
-    """The chunks on one side of the gutter are one justified prose line: its wide word gaps
-    split it into short chunks, less than ``JUSTIFIED_GAP`` font sizes apart, that together are
-    as long and wide as a prose chunk."""
-    for side in ([c for c in line.chunks if c.x1 <= mid], [c for c in line.chunks if c.x0 >= mid]):
-        if len(side) < 2:
-            continue
-        close = all(b.x0 - a.x1 < JUSTIFIED_GAP * line.size for a, b in zip(side, side[1:], strict=False))
-        words = sum(word_count(c) for c in side)
-        if close and words >= PROSE_WORDS and side[-1].x1 - side[0].x0 >= PROSE_WIDTH * text_width:
-            return True
-    return False
 
 
 def _next_to_prose(lines: Sequence[Line], prose_line: Sequence[bool], tops: Sequence[float], i: int) -> bool:
