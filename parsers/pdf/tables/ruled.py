@@ -127,7 +127,8 @@ def table_from_cells(
             [texts[i] for i in keep],
         )
     grid = build_rows(placed, texts, len(ys) - 1, len(xs) - 1)
-    keep_r, keep_c = kept_lines(grid, placed, slivers(ys), slivers(xs))
+    heights = [b - a for a, b in zip(ys, ys[1:], strict=False)]
+    keep_r, keep_c = kept_lines(grid, placed, slivers(ys), slivers(xs), heights)
     rows = [[grid[i][j] for j in keep_c] for i in keep_r]
     if len(rows) < 2 or len(rows[0]) < 2 or sum(map(bool, texts)) < MIN_FILLED * len(texts):
         return None

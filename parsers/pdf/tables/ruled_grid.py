@@ -30,6 +30,7 @@ from parsers.pdf.tables.rules import (
 )
 
 SLIVER = 4.0  # points: a grid slot thinner than this cannot hold a line of text
+EMPTY_ROW = 0.6  # x the median text row height: an empty ruled row at least this tall is a row
 
 
 @dataclass(frozen=True)
@@ -160,15 +161,38 @@ def kept_lines(
     cells: Sequence[GridCell],
     thin_rows: Collection[int] = (),
     thin_cols: Collection[int] = (),
+    heights: Sequence[float] = (),
 ) -> tuple[list[int], list[int]]:
-    """Grid rows and columns to keep: rows holding text; columns holding text or where a cell
-    starts that is no sliver (made by short ruling lines, lines drawn a little off, double
-    borders): real empty columns of the table are kept."""
+    """Grid rows and columns to keep: rows holding text, and empty rows the rules draw as rows
+    (``ruled_empty_rows``: two cells or more cross it, every one starting there, so a rule runs
+    over the whole row, and it is about as tall as the rows of text, given ``heights``); columns
+    holding text or where a cell starts that is no sliver (made by short ruling lines, lines drawn
+    a little off, double borders): real empty columns of the table are kept."""
     starts_r = {c.row for c in cells} - set(thin_rows)
     starts_c = {c.col for c in cells} - set(thin_cols)
     keep_r = [i for i, r in enumerate(rows) if (i in starts_r or any(r)) and any(c.strip() for c in r)]
+    if heights:  # one cell over the width: a spacer band; a cell from above across it: rules out of line
+        crossing = {i: [c for c in cells if c.row <= i < c.row + c.rowspan] for i in starts_r}
+        drawn = [i for i, cs in crossing.items() if len(cs) >= 2 and all(c.row == i for c in cs)]
+        keep_r = sorted({*keep_r, *ruled_empty_rows(keep_r, drawn, heights)})
     keep_c = [j for j in range(len(rows[0]) if rows else 0) if j in starts_c or any(r[j] for r in rows)]
     return keep_r, keep_c
+
+
+def ruled_empty_rows(filled: Sequence[int], starts: Collection[int], heights: Sequence[float]) -> list[int]:
+    """Empty rows a table draws as rows (a blank line of a form, a record left empty): among
+    ``starts`` (rows ruled across), below the first row holding text, and as tall as a row of text
+    (``EMPTY_ROW`` x the median height of the rows holding text, at most twice it): not a double
+    rule's gap, a spacer, nor the empty rest of a frame."""
+    if len(filled) < 2:
+        return []
+    tall = sorted(heights[i] for i in filled)
+    median = tall[len(tall) // 2]
+    return [
+        i
+        for i in starts
+        if filled[0] < i < len(heights) and i not in filled and EMPTY_ROW * median <= heights[i] <= 2 * median
+    ]
 
 
 def drop_empty_lines(

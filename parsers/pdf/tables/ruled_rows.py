@@ -25,6 +25,7 @@ from typing import Protocol
 
 from parsers.pdf.tables.cell_text import cell_text
 from parsers.pdf.tables.header import is_value
+from parsers.pdf.tables.row_gaps import rows_by_gaps
 from parsers.pdf.tables.rules import BBox, Char
 
 MIN_STACKED = 3  # figures stacked in one cell of a band: the band holds that many rows at least
@@ -101,9 +102,18 @@ def is_row_band(lines: Sequence[_Line], cells: Sequence[int]) -> bool:
 
 
 def group_rows(lines: Sequence[_Line], label: int) -> list[list[_Line]]:
-    """Lines grouped into rows: a line with text beside the label column is a row; a label-only
-    line joins the next line when that one's label starts in lower case (a label wrapped before
-    its values), or the row above when it starts in lower case itself (wrapped after them)."""
+    """Lines grouped into rows: by the white space between them where rows are set apart by more
+    than their lines (``rows_by_gaps``: wrapped cells, top-aligned or centred, each group holding a
+    label and no cell two figures); else line by line: a line with text beside the label column
+    is a row, unless it holds no label and no figure and only continues cells of the row above (a
+    cell wrapped under its first line); a label-only line joins the next line when that one's
+    label starts in lower case (a label wrapped before its values), or the row above when it
+    starts in lower case itself (wrapped after them)."""
+    by_gaps = rows_by_gaps([(ln.top, ln.bottom) for ln in lines])
+    if by_gaps is not None:
+        groups = [[lines[i] for i in row] for row in by_gaps]
+        if all(_one_row(group, label) for group in groups):
+            return groups
     rows: list[list[_Line]] = []
     pending: _Line | None = None
     for line in lines:
@@ -119,11 +129,36 @@ def group_rows(lines: Sequence[_Line], label: int) -> list[list[_Line]]:
             rows[-1].append(line)
         elif label_only:
             pending = line
+        elif rows and _continues(line, rows[-1], label):
+            rows[-1].append(line)
         else:
             rows.append([line])
     if pending is not None:
         rows.append([pending])
     return rows
+
+
+def _one_row(group: Sequence[_Line], label: int) -> bool:
+    """A group of lines that can be one row: a label on one of its lines, and no more label
+    starting in upper case on a later line (a section label over its first row), no cell with a
+    figure on two of them (figures stacked in one cell are rows)."""
+    labels = [ln.text(label) for ln in group if ln.text(label)]
+    if not labels or any(t[:1].isupper() for t in labels[1:]):
+        return False
+    cells = {i for ln in group for i in ln.cells}
+    return all(sum(is_value(ln.text(i)) for ln in group if i in ln.cells) <= 1 for i in cells)
+
+
+def _continues(line: _Line, row: Sequence[_Line], label: int) -> bool:
+    """``line`` holds no label and no figure, and text only in cells the row above has text in,
+    each starting in lower case: the rest of cells wrapped onto a second line."""
+    above = {i for ln in row for i in ln.cells}
+    return (
+        label not in line.cells
+        and set(line.cells) <= above
+        and all(line.text(i)[:1].islower() for i in line.cells)
+        and any(set(ln.cells) - {label} for ln in row)
+    )
 
 
 def row_cuts(

@@ -40,10 +40,9 @@ from parsers.pdf.tables.unruled_cells import (
     labels_on_the_right,
     lift_column_spans,
     lift_row_spans,
-    merge_wrapped,
     trim_tail,
 )
-from parsers.pdf.tables.unruled_columns import CHUNK_GAP, build_grid, column_separators, separators
+from parsers.pdf.tables.unruled_columns import CHUNK_GAP, TIGHT_GAP, build_grid, column_separators, separators
 from parsers.pdf.tables.unruled_frame import frame
 from parsers.pdf.tables.unruled_guards import is_data_table, is_numeric, is_year
 from parsers.pdf.tables.unruled_header import (
@@ -53,8 +52,12 @@ from parsers.pdf.tables.unruled_header import (
     header_by_rules,
     join_wrapped_header,
     kept_spans,
+    lift_centred_labels,
 )
 from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
+from parsers.pdf.tables.unruled_sides import side_cut
+from parsers.pdf.tables.unruled_titles import title_lines
+from parsers.pdf.tables.unruled_wraps import wrapped_rows
 
 __all__ = [
     "Chunk",
@@ -79,6 +82,8 @@ _CAPTION_START = re.compile(
     r"^(?:(?:table|tab\.|tableau|tabelle|figure|fig\.)\s*(?:\d|[ivxlc]+\b)|[续續]?\s*[表图]\s*[\d一二三四五六七八九十])",
     re.IGNORECASE,
 )
+# a plain figure: "1,402", "-4.5", "(0.63)", "62%" (no date, time, "8," of a date)
+_PLAIN = re.compile(r"^[-+\u2212]?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?$")
 HEADER_GAP = 6.0  # x line height: a header row may stand this far above the body (a rule between)
 
 
@@ -97,10 +102,14 @@ class UnruledTable:
 
 
 def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
-    """One line's words as chunks, cut where the gap exceeds ``gap`` x the font size."""
+    """One line's words as chunks, cut where the gap exceeds ``gap`` x the font size, or
+    ``TIGHT_GAP`` x the font size between two plain figures (tight columns: "8.9" and "1,402" 5 pt
+    apart; a space between two figures of one cell is narrower; a date and a time are no plain
+    figures)."""
     chunks: list[list[Word]] = [[words[0]]]
     for prev, word in zip(words, words[1:], strict=False):
-        if word.x0 - prev.x1 > gap * max(prev.size, word.size, 1.0):
+        space = (word.x0 - prev.x1) / max(prev.size, word.size, 1.0)
+        if space > gap or (space > TIGHT_GAP and _PLAIN.match(prev.text) and _PLAIN.match(word.text)):
             chunks.append([word])
         else:
             chunks[-1].append(word)
@@ -140,7 +149,8 @@ def blocks(lines: Sequence[Line]) -> list[list[Line]]:
 
 def _trim(block: list[Line]) -> list[Line]:
     """``block`` without trailing one-chunk lines, except a lower-case continuation of the last
-    row's label ("Mountain  7  0.4" / "provinces") and a figure set right under a figure of the
+    row's label ("Mountain  7  0.4" / "provinces", at the label column's left edge, also when the
+    last line's values are centred beside the label's two lines) and a figure set right under a figure of the
     last row (a regression table's last standard error, "(0.633)" under "0.498")."""
     while block and len(block[-1].chunks) < 2:
         last = block[-1]
@@ -149,7 +159,7 @@ def _trim(block: list[Line]) -> list[Line]:
         continued = (
             multi
             and last.chunks[0].text[:1].islower()
-            and abs(last.chunks[0].x0 - multi[-1].chunks[0].x0) < 2 * last.size
+            and abs(last.chunks[0].x0 - min(ln.chunks[0].x0 for ln in multi)) < 2 * last.size
             and gap < 0.8 * last.size
         )
         if continued or (
@@ -215,10 +225,15 @@ def table_from_block(
         return None
     block = extend_up(block, above, seps)
     grid, head = build_grid(block, seps)
+    titles = title_lines(grid, head, seps)
+    if titles:  # report title lines centred over the table: no header rows (left to the prose)
+        grid, head = grid[titles:], head - titles
     mirrored = labels_on_the_right(grid, head)
     if mirrored:  # a right-to-left table: labels in the last column; the row rules read them first
         grid = [row[::-1] for row in grid]
-    grid = lift_row_spans([row for row in merge_wrapped(grid, head) if any(row)], head)
+    grid = [row for row in wrapped_rows(grid, head) if any(row)]
+    head = min(head, max(len(grid) - 1, 1))  # label lines above the data joined into fewer rows
+    grid = lift_row_spans(grid, head)
     header = header_count(grid, head)
     if mirrored:
         grid = [row[::-1] for row in grid]
@@ -229,8 +244,8 @@ def table_from_block(
     spans: Spans = {}
     if not mirrored:  # partial rules in the header: its rows and group labels as they draw them
         grid, header, spans = header_by_rules(grid, header, seps, rules)
-    if not spans:  # labels wrapped over two header lines: one cell each
-        grid, header = join_wrapped_header(grid, header)
+    if not spans:  # labels centred beside wrapped ones, labels wrapped over two lines: one cell each
+        grid, header = join_wrapped_header(*lift_centred_labels(grid, header))
     grid = lift_column_spans(grid, header)
     used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
     grid = [[row[j] for j in used] for row in grid]
@@ -247,6 +262,18 @@ def table_from_block(
     title = cell_text(framed.title) if framed is not None and framed.title else None
     words = (*words, *framed.title) if framed is not None else words
     return UnruledTable(bbox, rows, header, columns, words, names, title)
+
+
+def _sides(block: Sequence[Line], cut: float, rules: Sequence[Rule]) -> list[UnruledTable]:
+    """The tables of ``block``'s words left and right of ``cut``, each side's lines grouped anew."""
+    words = [w for ln in block for w in ln.words]
+    found = []
+    for side in ([w for w in words if w.x1 < cut], [w for w in words if w.x0 > cut]):
+        lines = [split_chunks(ws) for ws in group_lines(side)] if side else []
+        for part in blocks(lines):
+            table = table_from_block(part, (), rules)
+            found.extend([table] if table is not None else [])
+    return found
 
 
 def wide_gap_lines(ordered: Sequence[Word], enough: int = MIN_MULTI_LINES) -> int:
@@ -286,8 +313,11 @@ def find_tables(
         start = 0  # lines above a block and below the previous one may be its header
         for block in blocks(in_lane):
             first = next(i for i, ln in enumerate(in_lane) if ln is block[0])
-            table = table_from_block(block, in_lane[start:first], rules)
-            if table is not None:
-                found.append(table)
+            cut = side_cut(block, column_separators(block))
+            if cut is None:
+                table = table_from_block(block, in_lane[start:first], rules)
+                found.extend([table] if table is not None else [])
+            else:  # two tables side by side: each side's lines on their own
+                found.extend(_sides(block, cut, rules))
             start = next(i for i, ln in enumerate(in_lane) if ln is block[-1]) + 1
     return sorted(found, key=lambda t: t.bbox[1])

@@ -323,11 +323,17 @@ def trim_tail(grid: Grid, header: int) -> Grid:
     ]
     end = len(grid)
     while end > header + 1 and (
-        any(len(grid[end - 1][j]) >= 2 and not is_numeric(text(grid[end - 1][j])) for j in numeric)
-        or _larger_than_above(grid, end - 1)
+        any(_words_in_figures(grid[end - 1][j]) for j in numeric) or _larger_than_above(grid, end - 1)
     ):
         end -= 1
     return grid[:end]
+
+
+def _words_in_figures(cell: Sequence[Word]) -> bool:
+    """Two words or more that are no figure and do not start with one ("2004 (before" / "May 2)"
+    is a figure's label, wrapped): a paragraph's words in a number column."""
+    text = " ".join(w.text for w in cell)
+    return len(cell) >= 2 and not is_numeric(text) and not is_numeric(cell[0].text)
 
 
 HEADING_STEP = 0.5  # points: a last line set this much larger than every word above it is a heading

@@ -16,6 +16,7 @@ from parsers.pdf.tables.unruled_cells import Chunk, Grid, Line, Word, first_data
 from parsers.pdf.tables.unruled_guards import is_numeric, is_year
 
 CHUNK_GAP = 0.6  # x font size: a gap wider than this between two words may separate two cells
+TIGHT_GAP = 0.4  # x font size: wider than a word space; in a column gap of the body, parts two labels
 
 
 def _slot(x: float, seps: Sequence[float]) -> int:
@@ -166,6 +167,8 @@ def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]
     grid: Grid = []
     for i, line in enumerate(block):
         row: list[list[Word]] = [[] for _ in range(n)]
+        if i < head:
+            line = part_tight_labels(line, strips)
         own = _line_seps(line, seps, strips) if i < head else seps
         for c in line.chunks:
             first, last = _slot(c.x0 + 1, own), _slot(c.x1 - 1, own)
@@ -188,6 +191,35 @@ def _body_gaps(body: Sequence[Line], seps: Sequence[float]) -> list[tuple[float,
         )
         for s in seps
     ]
+
+
+def part_tight_labels(line: Line, strips: Sequence[tuple[float, float]], tol: float = 1.0) -> Line:
+    """A header line with its chunks cut at word gaps wider than a word space (``TIGHT_GAP`` x the
+    font size) that lie inside the body's white strip around a column boundary: the labels of two
+    tight columns set closer than a cell gap ("2016 % Chg" over "1,311" and "8.9") are two labels,
+    not one spanning both. A label spanning columns has word spaces only, so it stays whole, as do
+    labels set with wide spaces throughout (the gap must be half as wide again as the line's other
+    word gaps) and two words with digits ("2021-06-04 09:00": figures part at the chunk level)."""
+    chunks: list[Chunk] = []
+    gaps = sorted(b.x0 - a.x1 for c in line.chunks for a, b in zip(c.words, c.words[1:], strict=False))
+    for chunk in line.chunks:
+        parts: list[list[Word]] = [[chunk.words[0]]]
+        for a, b in zip(chunk.words, chunk.words[1:], strict=False):
+            gap = b.x0 - a.x1
+            others = [g for g in gaps if g != gap]
+            spaced = bool(others) and gap < 1.5 * others[len(others) // 2]  # words set wide apart
+            wide = gap > TIGHT_GAP * max(a.size, b.size, 1.0) and not spaced
+            words = not (_digits(a.text) and _digits(b.text))  # a date and its time: one value
+            if wide and words and any(lo - tol <= a.x1 and b.x0 <= hi + tol for lo, hi in strips):
+                parts.append([b])
+            else:
+                parts[-1].append(b)
+        chunks.extend(Chunk(tuple(p)) for p in parts)
+    return line if len(chunks) == len(line.chunks) else Line(tuple(chunks))
+
+
+def _digits(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
 
 
 def _line_seps(line: Line, seps: Sequence[float], strips: Sequence[tuple[float, float]]) -> list[float]:

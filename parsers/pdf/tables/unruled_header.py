@@ -163,3 +163,24 @@ def join_wrapped_header(grid: Grid, header: int, leading: float = 0.8) -> tuple[
         else:
             rows.append([list(c) for c in line])
     return [*rows, *grid[header:]], len(rows)
+
+
+def lift_centred_labels(grid: Grid, header: int) -> tuple[Grid, int]:
+    """``grid`` with each header line strictly between the first and the last whose labels stand
+    only in columns no other header line has text in (a column label centred vertically beside
+    wrapped or stacked labels: "Sample" between "Dose" and "(mg)") moved into the first header row,
+    which it spans with them."""
+    if header < 3:
+        return grid, header
+    rows: Grid = [[list(c) for c in row] for row in grid[:header]]
+    keep = [rows[0]]
+    for i in range(1, header - 1):
+        mine = {j for j, cell in enumerate(rows[i]) if cell}
+        others = {j for k, row in enumerate(rows) if k != i for j, cell in enumerate(row) if cell}
+        if mine and not mine & others:
+            for j in mine:
+                rows[0][j].extend(rows[i][j])
+        else:
+            keep.append(rows[i])
+    keep.append(rows[header - 1])
+    return [*keep, *grid[header:]], len(keep)

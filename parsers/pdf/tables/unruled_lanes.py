@@ -15,6 +15,7 @@ PROSE_WIDTH = 0.25
 FOLD_WIDTH = 0.03  # x text width: the narrowest strip free of text that may be a fold
 MIN_SIDE_LINES = 3  # lines with text on each side of a fold
 NEAR_PROSE = 1.5  # x line height: a line this close to a prose line is cut at the gutter too
+FAR_PROSE = 3.0  # x line height: a line next to prose but farther from it is not cut for it
 
 
 def _is_prose(chunk: Chunk, text_width: float) -> bool:
@@ -67,9 +68,10 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
     whole: list[Line] = []
     prose_tops = sorted(line.top for i, line in enumerate(lines) if prose_line[i])
     for i, line in enumerate(lines):
-        # near prose: a prose line next to it, or one less than NEAR_PROSE line heights away (two
-        # columns whose line pitches differ interleave their lines: "setting.  L2" shares a line)
-        near = any(prose_line[k] for k in range(max(0, i - 1), min(len(lines), i + 2))) or _within(
+        # near prose: a prose line next to it (within FAR_PROSE line heights), or one less than
+        # NEAR_PROSE line heights away (two columns whose line pitches differ interleave their lines:
+        # "setting.  L2" shares a line)
+        near = _next_to_prose(lines, prose_line, prose_tops, i) or _within(
             prose_tops, line.top, NEAR_PROSE * line.size
         )
         if crossing[i] or not near:
@@ -83,6 +85,14 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
             right.append(Line(rc))
     width = text_width / 2
     return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
+
+
+def _next_to_prose(lines: Sequence[Line], prose_line: Sequence[bool], tops: Sequence[float], i: int) -> bool:
+    """A prose line is next to line ``i`` (above or below) and within ``FAR_PROSE`` line heights of
+    it: the first and last rows of a full-width table set apart from text columns above or below
+    it by a paragraph's gap are not cut at the columns' gutter."""
+    adjacent = any(prose_line[k] for k in (i - 1, i + 1) if 0 <= k < len(lines))
+    return adjacent and _within(tops, lines[i].top, FAR_PROSE * lines[i].size)
 
 
 def _within(tops: Sequence[float], top: float, reach: float) -> bool:

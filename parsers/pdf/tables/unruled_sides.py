@@ -1,0 +1,44 @@
+"""Two unruled tables set side by side whose rows do not line up (different row spacing, one set a
+little lower): their lines interleave, so one block holds both, and read as one table each row
+would be half empty (parsers.pdf.tables.unruled).
+
+``side_cut`` finds the column boundary between them: a boundary with complete rows on one side
+only, on both sides (a label and a figure, with nothing across the boundary: ``MIN_ONE_SIDED`` such
+rows at least, one on each side), and a label column right of it. One table has no such rows: its
+rows span the boundary (a row with data missing on one side still has its label on the left, and
+a wrapped cell's second line holds no figure). Pure functions over the block's lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from parsers.pdf.tables.unruled_cells import Chunk, Line
+from parsers.pdf.tables.unruled_guards import is_numeric, is_year
+
+MIN_ONE_SIDED = 3  # complete rows on one side only (both sides together) that part two tables
+
+
+def _figure(chunk: Chunk) -> bool:
+    return is_numeric(chunk.text) and not is_year(chunk.text)
+
+
+def _row(chunks: Sequence[Chunk]) -> bool:
+    """A complete row: a label first and a figure after it."""
+    return len(chunks) >= 2 and not _figure(chunks[0]) and any(_figure(c) for c in chunks[1:])
+
+
+def side_cut(block: Sequence[Line], seps: Sequence[float]) -> float | None:
+    """The boundary between two side-by-side tables in ``block``, or None (one table)."""
+    for s in seps:
+        left = [ln for ln in block if ln.chunks[-1].x1 < s]
+        right = [ln for ln in block if ln.chunks[0].x0 > s]
+        only_left = sum(_row(ln.chunks) for ln in left)
+        only_right = sum(_row(ln.chunks) for ln in right)
+        if only_left and only_right and only_left + only_right >= MIN_ONE_SIDED:
+            labels = [ln.chunks[0] for ln in block if ln.chunks[-1].x1 > s]
+            firsts = [next((c for c in ln.chunks if c.x0 > s), None) for ln in block]
+            text = [c for c in firsts if c is not None and not _figure(c)]
+            if len(text) * 2 >= len(labels):
+                return s
+    return None
