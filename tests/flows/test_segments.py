@@ -263,10 +263,9 @@ def test_a_build_from_before_segments_is_rebuilt_reusing_its_embeddings(tmp_path
     assert len(Manifest.read(IndexStore(index).current_build()).segments) == 1
 
 
-def test_an_older_abstain_calibration_is_not_kept_by_the_next_ingest(tmp_path, hash_config, hash_embedder):
-    """A build whose abstain scales were calibrated an older way (version < abstain.VERSION) gets
-    them calibrated again by the next plain ingest, though one file changed; the same version is
-    kept (the test above)."""
+def _built_with_an_older_abstain_version(tmp_path, hash_config, hash_embedder):
+    """A tree ingested once, its build's abstain calibration marked one version older: (tree,
+    index, that build)."""
     from indexers.ranking.abstain import VERSION
 
     tree, index = make_tree(tmp_path / "tree"), tmp_path / "index"
@@ -275,6 +274,16 @@ def test_an_older_abstain_calibration_is_not_kept_by_the_next_ingest(tmp_path, h
     raw = json.loads((first / "manifest.json").read_text())
     raw["extra"]["fusion"]["abstain"]["version"] = VERSION - 1
     (first / "manifest.json").write_text(json.dumps(raw))
+    return tree, index, first
+
+
+def test_an_older_abstain_calibration_is_not_kept_by_the_next_ingest(tmp_path, hash_config, hash_embedder):
+    """A build whose abstain scales were calibrated an older way (version < abstain.VERSION) gets
+    them calibrated again by the next plain ingest, though one file changed; the same version is
+    kept (the test above)."""
+    from indexers.ranking.abstain import VERSION
+
+    tree, index, _ = _built_with_an_older_abstain_version(tmp_path, hash_config, hash_embedder)
     (tree / "area1/doc001.md").write_text(page(random.Random(3), 1003), encoding="utf-8")
     run_ingest([tree], index, hash_config, embedder=hash_embedder)
     fusion = Manifest.read(IndexStore(index).current_build()).extra["fusion"]
@@ -288,12 +297,7 @@ def test_an_unchanged_tree_with_an_older_abstain_calibration_is_calibrated_again
     build calibrated an older way is not a no-op, and nothing is embedded again."""
     from indexers.ranking.abstain import VERSION
 
-    tree, index = make_tree(tmp_path / "tree"), tmp_path / "index"
-    run_ingest([tree], index, hash_config, embedder=hash_embedder)
-    first = IndexStore(index).current_build()
-    raw = json.loads((first / "manifest.json").read_text())
-    raw["extra"]["fusion"]["abstain"]["version"] = VERSION - 1
-    (first / "manifest.json").write_text(json.dumps(raw))
+    tree, index, first = _built_with_an_older_abstain_version(tmp_path, hash_config, hash_embedder)
     hash_embedder.encoded.clear()
     report = run_ingest([tree], index, hash_config, embedder=hash_embedder)
     assert report.published and report.embedded == 0
