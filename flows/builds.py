@@ -42,7 +42,8 @@ from indexers.dense.embedder import Embedder, model_can_read, unknown_token_shar
 from indexers.lexical.bm25 import BM25Params
 from indexers.lexical.segmented import BM25Scorer, SegmentedBM25
 from indexers.lexical.tokenize import Tokenizer
-from indexers.ranking.abstain import DEFAULT_JOINT_E5, calibrate_abstain
+from indexers.ranking.abstain import DEFAULT_JOINT_E5
+from indexers.ranking.abstain_fit import calibrate_abstain
 from indexers.ranking.calibrate import calibrate_fusion
 from indexers.ranking.defaults import DEFAULT_WEIGHTS
 

@@ -377,5 +377,5 @@ def _live_df(postings: Mapping[str, tuple[int, int, Any]], terms: Sequence[str])
     return {term: postings[term][1] if term in postings else 0 for term in dict.fromkeys(terms)}
 
 
-# What the build-time calibration (indexers.ranking.calibrate, indexers.ranking.abstain) scores with.
+# What the build-time calibration (indexers.ranking.calibrate, indexers.ranking.abstain_fit) scores with.
 BM25Scorer = BM25Index | SegmentedBM25

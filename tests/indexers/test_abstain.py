@@ -17,11 +17,9 @@ from indexers.ranking.abstain import (
     AbstainModel,
     JointScale,
     SideScale,
-    calibrate_abstain,
-    fit_scale,
     lexical_evidence,
-    offtopic_questions,
 )
+from indexers.ranking.abstain_fit import calibrate_abstain, fit_scale, offtopic_questions
 
 TOKENIZE = Tokenizer()
 TOPICS = ["reactive", "component", "template", "router", "store", "render", "props", "slots", "hooks"]
@@ -159,7 +157,7 @@ def test_builds_without_calibration_get_the_defaults():
 
 
 def test_best_cosines_in_blocks_equal_the_whole_matrix_and_skip_the_own_chunk():
-    from indexers.ranking.abstain import _best_cosines
+    from indexers.ranking.abstain_fit import _best_cosines
 
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(50, 8)).astype(np.float32)
@@ -230,7 +228,8 @@ def test_short_queries_get_a_scale_of_their_own_fitted_on_short_pseudo_queries(c
 
 
 def test_short_pseudo_queries_are_a_few_consecutive_content_words_or_chinese_characters():
-    from indexers.ranking.abstain import is_short, short_query
+    from indexers.ranking.abstain import is_short
+    from indexers.ranking.abstain_fit import short_query
 
     rng = random.Random(0)
     sentence = "The reactive store is updated when the router changes the current component"
@@ -250,7 +249,7 @@ def test_short_pseudo_queries_are_a_few_consecutive_content_words_or_chinese_cha
 
 
 def test_the_in_domain_floor_is_read_from_the_body_not_from_two_odd_pseudo_queries():
-    from indexers.ranking.abstain import in_domain_floor
+    from indexers.ranking.abstain_fit import in_domain_floor
 
     rng = np.random.default_rng(1)
     body = rng.normal(0.9, 0.01, size=148)
