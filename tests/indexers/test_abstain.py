@@ -261,3 +261,30 @@ def test_the_in_domain_floor_is_read_from_the_body_not_from_two_odd_pseudo_queri
     # a long, even tail is the distribution itself: the empirical 1st percentile stands
     uniform = np.linspace(0.4, 1.0, 150)
     assert in_domain_floor(uniform) == pytest.approx(np.percentile(uniform, 1))
+
+
+def test_the_short_scale_keeps_the_95th_percentile_as_its_ceiling(corpus, monkeypatch):
+    """A short search is ambiguous by nature ("redefine the range in python"): the short-query
+    scale's off-topic ceiling stays the 95th percentile of the short everyday searches (with the
+    highest one, 4 more of CoSQA's 500 web queries over code abstained), while the scales of
+    longer queries take the highest everyday question."""
+    from indexers.ranking import abstain_fit
+
+    inside = np.column_stack([np.linspace(0.4, 1.0, 100), np.linspace(0.4, 1.0, 100)])
+    outside = np.column_stack([[*np.linspace(0.0, 0.2, 38), 0.3, 0.36]] * 2)
+    lenient = abstain_fit.fit_joint(inside, outside, abstain_fit.DEFAULT_JOINT, 95.0)
+    strict = abstain_fit.fit_joint(inside, outside, abstain_fit.DEFAULT_JOINT)
+    assert lenient.scale.threshold < strict.scale.threshold
+    chunks, bm25 = corpus
+    vectors, encode = _vectors(chunks)
+    asked: list[float] = []
+    fit_scale_now = abstain_fit.fit_scale
+
+    def spy(inside, outside, default, ceiling_quantile=abstain_fit.OFFTOPIC_QUANTILE):
+        asked.append(ceiling_quantile)
+        return fit_scale_now(inside, outside, default, ceiling_quantile)
+
+    monkeypatch.setattr(abstain_fit, "fit_scale", spy)
+    stored = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode, encode_passages=encode)
+    assert "short" in stored
+    assert set(asked) == {abstain_fit.OFFTOPIC_QUANTILE, abstain_fit.SHORT_OFFTOPIC_QUANTILE} == {100.0, 95.0}
