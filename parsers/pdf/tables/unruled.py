@@ -44,7 +44,7 @@ from parsers.pdf.tables.unruled_cells import (
 )
 from parsers.pdf.tables.unruled_columns import CHUNK_GAP, TIGHT_GAP, build_grid, column_separators, separators
 from parsers.pdf.tables.unruled_frame import frame
-from parsers.pdf.tables.unruled_guards import is_data_table, is_numeric, is_year
+from parsers.pdf.tables.unruled_guards import is_data_table, is_figure, is_numeric
 from parsers.pdf.tables.unruled_header import (
     Rule,
     Spans,
@@ -202,7 +202,7 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
         if caption or line.size > 1.15 * size:
             break
         if len(line.chunks) >= 2:
-            if any((is_numeric(c.text) and not is_year(c.text)) or len(c.words) > 6 for c in line.chunks):
+            if any(is_figure(c.text) or len(c.words) > 6 for c in line.chunks):
                 break
             collected.append(line)
             commit = len(collected)

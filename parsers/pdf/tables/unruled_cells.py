@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from parsers.pdf import rtl as bidi_text
-from parsers.pdf.tables.unruled_guards import is_numeric, is_year
+from parsers.pdf.tables.unruled_guards import is_figure, is_numeric
 from parsers.pdf.text_layout import Segment
 
 
@@ -120,7 +120,7 @@ def first_data_line(block: Sequence[Line]) -> int:
     """Index of the first line with a number (not a year) after its first chunk: the lines above
     are header lines (1 when no line has one: a text table's first line)."""
     for i, line in enumerate(block):
-        if any(is_numeric(c.text) and not is_year(c.text) for c in line.chunks[1:]):
+        if any(is_figure(c.text) for c in line.chunks[1:]):
             return i
     return 1
 

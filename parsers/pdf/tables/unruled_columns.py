@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parsers.pdf.tables.unruled_cells import Chunk, Grid, Line, Word, first_data_line
-from parsers.pdf.tables.unruled_guards import is_numeric, is_year
+from parsers.pdf.tables.unruled_guards import is_figure
 
 CHUNK_GAP = 0.6  # x font size: a gap wider than this between two words may separate two cells
 TIGHT_GAP = 0.4  # x font size: wider than a word space; in a column gap of the body, parts two labels
@@ -118,7 +118,7 @@ def column_separators(block: Sequence[Line]) -> list[float]:
     head = first_data_line(block)
     seps = separators(block, head)
     body = block[head:]
-    figures = any(is_numeric(c.text) and not is_year(c.text) for c in block[head].chunks[1:])
+    figures = any(is_figure(c.text) for c in block[head].chunks[1:])
     if head == 0 or not figures or sum(len(ln.chunks) >= 2 for ln in body) < MIN_BODY_LINES:
         return seps  # no data line: a text table's columns (or prose) set by all its lines
     own = separators(body)

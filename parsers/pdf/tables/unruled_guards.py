@@ -42,6 +42,11 @@ def is_year(text: str) -> bool:
     return bool(_YEAR.match(text.strip()))
 
 
+def is_figure(text: str) -> bool:
+    """A number that is a table's data, not a year (a year labels a row or a column)."""
+    return is_numeric(text) and not is_year(text)
+
+
 def _mean_words(cells: Sequence[str]) -> float:
     filled = [c for c in cells if c.strip()]
     return sum(len(c.split()) for c in filled) / len(filled) if filled else 0.0

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from parsers.pdf.tables.rules import Char
 from parsers.pdf.tables.unruled_cells import Word, cell_text
-from parsers.pdf.tables.unruled_guards import is_numeric, is_year
+from parsers.pdf.tables.unruled_guards import is_figure
 
 Rule = tuple[float, float, float]  # x0, x1, y (top-down)
 Grid = list[list[list[Word]]]
@@ -156,7 +156,7 @@ def join_wrapped_header(grid: Grid, header: int, leading: float = 0.8) -> tuple[
         lower = [w for cell in line for w in cell]
         height = sorted(w.bottom - w.top for w in lower)[len(lower) // 2] if lower else 0.0
         close = bool(upper) and min(w.top for w in lower) - max(w.bottom for w in upper) <= leading * height
-        figures = any(is_numeric(w.text) and not is_year(w.text) for w in lower)
+        figures = any(is_figure(w.text) for w in lower)
         if filled and close and not figures and all(above[j] for j in filled):
             for j in filled:
                 above[j].extend(line[j])

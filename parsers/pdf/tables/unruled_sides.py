@@ -14,18 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parsers.pdf.tables.unruled_cells import Chunk, Line
-from parsers.pdf.tables.unruled_guards import is_numeric, is_year
+from parsers.pdf.tables.unruled_guards import is_figure
 
 MIN_ONE_SIDED = 3  # complete rows on one side only (both sides together) that part two tables
 
 
-def _figure(chunk: Chunk) -> bool:
-    return is_numeric(chunk.text) and not is_year(chunk.text)
-
-
 def _row(chunks: Sequence[Chunk]) -> bool:
     """A complete row: a label first and a figure after it."""
-    return len(chunks) >= 2 and not _figure(chunks[0]) and any(_figure(c) for c in chunks[1:])
+    return len(chunks) >= 2 and not is_figure(chunks[0].text) and any(is_figure(c.text) for c in chunks[1:])
 
 
 def side_cut(block: Sequence[Line], seps: Sequence[float]) -> float | None:
@@ -38,7 +34,7 @@ def side_cut(block: Sequence[Line], seps: Sequence[float]) -> float | None:
         if only_left and only_right and only_left + only_right >= MIN_ONE_SIDED:
             labels = [ln.chunks[0] for ln in block if ln.chunks[-1].x1 > s]
             firsts = [next((c for c in ln.chunks if c.x0 > s), None) for ln in block]
-            text = [c for c in firsts if c is not None and not _figure(c)]
+            text = [c for c in firsts if c is not None and not is_figure(c.text)]
             if len(text) * 2 >= len(labels):
                 return s
     return None

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from parsers.pdf.tables.row_gaps import rows_by_gaps
 from parsers.pdf.tables.unruled_cells import Grid, Word, body_start, merge_wrapped
-from parsers.pdf.tables.unruled_guards import is_numeric, is_year
+from parsers.pdf.tables.unruled_guards import is_figure
 
 
 def wrapped_rows(grid: Grid, head: int) -> Grid:
@@ -41,7 +41,7 @@ def _joined(rows: Sequence[Sequence[list[Word]]]) -> list[list[Word]]:
 
 
 def _figure(cell: Sequence[Word]) -> bool:
-    return any(is_numeric(w.text) and not is_year(w.text) for w in cell)
+    return any(is_figure(w.text) for w in cell)
 
 
 def _one_row(rows: Sequence[Sequence[list[Word]]]) -> bool:
