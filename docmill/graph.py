@@ -246,6 +246,9 @@ class GraphFile:
             handle = open_graph_file(build, manifest.files)
         self._handle: IO[bytes] | None = handle or None
         self._readable = graph_readable(manifest.extra)  # read once: every search asks
+        # Only code documents have chunks with a symbol, the graph's context of a hit: without them
+        # a search need not look at its hits' chunks (parsed on first use) to add none.
+        self.has_code = any(d.parser == "code" and d.status == "indexed" for d in manifest.documents)
         self._graph: CodeGraph | None = None
         self._lock = threading.Lock()
 
@@ -255,8 +258,11 @@ class GraphFile:
         return self._handle is not None and self._readable
 
     def with_context(self, hits: list[Hit]) -> list[Hit]:
-        """Code hits with their "used by" / "calls" lists; unchanged without a readable graph."""
-        if not self.readable or not any(h.chunk.kind == "code" and h.chunk.symbol for h in hits):
+        """Code hits with their "used by" / "calls" lists; unchanged without a readable graph or
+        without code documents in the build."""
+        if not self.has_code or not self.readable:
+            return hits
+        if not any(h.chunk.kind == "code" and h.chunk.symbol for h in hits):
             return hits
         graph = self.load()
         out = []

@@ -77,9 +77,6 @@ class HybridIndex:
             if d.parser == "code" and d.status == "indexed" and TEST_CODE_PATH.search(d.path)
         )
         self.graph_file = GraphFile(build, manifest, files.graph)  # graph.jsonl, parsed on first use
-        # Only code documents have chunks with a symbol, the graph's context of a hit (graph.py):
-        # without them a search need not look at its hits' chunks to add none.
-        self.has_code = any(d.parser == "code" and d.status == "indexed" for d in manifest.documents)
         # Experiments only (bench/ranking_lab.py): keep each kind's best place within this many
         # hits in a mixed tree. Off: measured as noise on held halves (issue 22); builds no longer
         # record it and a recorded "kind_floor" is not read.
@@ -174,8 +171,12 @@ class HybridIndex:
         build = self.build.name
         if not query or not query.strip():
             return SearchResult([], abstained=True, reason="empty query", build=build)
+        filters = options.filters
+        allowed = filtering.mask(self.chunks.all(), filters) if filters else None
+        if filters and allowed is not None and not allowed.any():  # nothing to rank or judge: say so
+            return SearchResult([], reason=filtering.no_match(filters), build=build)
         if options.mode is Mode.BM25:
-            return self._search_bm25(query, options)
+            return self._search_bm25(query, options, allowed)
         notes: list[str] = []
         fusion = self.calibration.fusion_of(options)
         weights = (
@@ -183,10 +184,6 @@ class HybridIndex:
             if options.weights is not None
             else self.calibration.weights_for(fusion.method)
         )
-        filters = options.filters
-        allowed = self._allowed(filters)
-        if filters and allowed is not None and not allowed.any():  # nothing to rank or judge: say so
-            return SearchResult([], reason=filtering.no_match(filters), build=build)
         results, df, readable, noise = self._run_sides(query, options, weights, notes, allowed)
         lexical, cosine = self.evidence(query, results if readable else _without_vector(results), df)
         confidence, reason = policy.verdict(
@@ -205,14 +202,12 @@ class HybridIndex:
             self.graph_file.with_context(hits), notes=notes, confidence=confidence, build=build
         )
 
-    def _search_bm25(self, query: str, options: SearchOptions) -> SearchResult:
-        """``search_with`` in mode bm25: one side, so no fusion, weights or vector evidence (the
-        abstain model reads the known-term share alone, as ``evidence`` gives it without a cosine)."""
-        build, filters = self.build.name, options.filters
+    def _search_bm25(self, query: str, options: SearchOptions, allowed: np.ndarray | None) -> SearchResult:
+        """``search_with`` in mode bm25 over the ``allowed`` rows (None: all): one side, so no
+        fusion, weights or vector evidence (the abstain model reads the known-term share alone, as
+        ``evidence`` gives it without a cosine)."""
+        build = self.build.name
         notes: list[str] = []
-        allowed = self._allowed(filters)
-        if filters and allowed is not None and not allowed.any():
-            return SearchResult([], reason=filtering.no_match(filters), build=build)
         terms = self._terms(query)
         bm25 = self.bm25.search(terms, options.candidates, allowed=allowed)
         lexical = known_idf_share(terms, bm25.df, self.bm25.n_docs)
@@ -224,13 +219,9 @@ class HybridIndex:
         hits = self._rank_side({"bm25": bm25.hits}, options.depth, options.collapse)
         if options.rerank is not None:
             hits = rerank_or_fused(options.rerank, query, hits, options.k, notes)
-        if self.has_code:
-            hits = self.graph_file.with_context(hits)
-        return SearchResult(hits, notes=notes, confidence=confidence, build=build)
-
-    def _allowed(self, filters: Mapping[str, Any] | None) -> np.ndarray | None:
-        """The rows ``filters`` allow (docmill.filters), None without filters."""
-        return filtering.mask(self.chunks.all(), filters) if filters else None
+        return SearchResult(
+            self.graph_file.with_context(hits), notes=notes, confidence=confidence, build=build
+        )
 
     def _run_sides(
         self,

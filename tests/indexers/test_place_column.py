@@ -134,7 +134,7 @@ def test_ranking_reads_no_chunk_beyond_the_hits(built, embedder, monkeypatch):
     siblings = [s.id for hit in hits for s in hit.siblings]
     assert parsed[len(hits) :] == siblings
     # a build without code documents: the hits' chunks are parsed when one is first used
-    index.has_code = False
+    index.graph_file.has_code = False
     parsed.clear()
     result = index.search(QUERIES[0], k=3, mode="bm25")
     assert len(result.hits) > 1 and not parsed
