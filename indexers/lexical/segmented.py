@@ -157,8 +157,6 @@ class SegmentedBM25:
         self, query_tokens: Sequence[str]
     ) -> dict[str, tuple[int, int, list[tuple[int, int, int]]]]:
         """term -> (occurrences in the query, live df, [(segment, start, end)]) for known terms."""
-        if len(self._segments) == 1:
-            return self._postings_of_one(query_tokens)
         found: dict[str, tuple[int, int, list[tuple[int, int, int]]]] = {}
         for token in query_tokens:
             if token in found:
@@ -175,27 +173,6 @@ class SegmentedBM25:
                 slices.append((i, start, end))
             if df > 0:
                 found[token] = (1, df, slices)
-        return found
-
-    def _postings_of_one(
-        self, query_tokens: Sequence[str]
-    ) -> dict[str, tuple[int, int, list[tuple[int, int, int]]]]:
-        """``_postings`` of a build of one segment (every full build): one vocabulary to look in."""
-        segment = self._segments[0]
-        term_ids, indptr, deleted = segment.term_ids, segment.indptr, segment.deleted_df
-        found: dict[str, tuple[int, int, list[tuple[int, int, int]]]] = {}
-        for token in query_tokens:
-            seen = found.get(token)
-            if seen is not None:
-                found[token] = (seen[0] + 1, seen[1], seen[2])
-                continue
-            term_id = term_ids.get(token)
-            if term_id is None:
-                continue
-            start, end = indptr[term_id : term_id + 2].tolist()
-            df = end - start - deleted.get(token, 0) if deleted else end - start
-            if df > 0:
-                found[token] = (1, df, [(0, start, end)])
         return found
 
     def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
