@@ -33,6 +33,7 @@ from indexers.build.segments import SegmentLines, segment_folder, segment_infos
 from indexers.build.store import IndexStore, NoIndex
 from indexers.build.version import DOCMILL_VERSION
 from indexers.build.write import Located, live_locations, masked_vectors
+from parsers.registry import PARSER_VERSIONS
 
 if TYPE_CHECKING:
     from flows.config import IngestConfig
@@ -55,7 +56,26 @@ def reuse_key(config: IngestConfig) -> dict[str, Any]:
             "fragments": FRAGMENTS_VERSION,
         },
         "graph": GRAPH_VERSION,  # a reused file's references come from the previous graph.jsonl
+        # per parser: a parser whose version changed re-parses its files only (stale_parsers)
+        PARSERS_KEY: dict(PARSER_VERSIONS),
     }
+
+
+PARSERS_KEY = "parsers"
+
+
+def stale_parsers(stored: Any, current: Mapping[str, Any]) -> frozenset[str] | None:
+    """The parsers whose files a build with reuse key ``stored`` must parse again under the key
+    ``current``: those whose version differs (a build from before parser versions: all of them), or
+    None when anything else in the key differs (then nothing is reused)."""
+    if not isinstance(stored, Mapping):
+        return None
+    rest = {k: v for k, v in stored.items() if k != PARSERS_KEY}
+    if rest != {k: v for k, v in current.items() if k != PARSERS_KEY}:
+        return None
+    versions = stored.get(PARSERS_KEY)
+    versions = versions if isinstance(versions, Mapping) else {}
+    return frozenset(name for name, version in current[PARSERS_KEY].items() if versions.get(name) != version)
 
 
 @dataclass
@@ -69,6 +89,8 @@ class PreviousBuild:
     folder: Path
     located: dict[str, Located]  # source path -> where its live chunks are
     graph_by_path: dict[str, FileGraph] = field(default_factory=dict)
+    # parsers whose version changed since this build: their files are parsed again (reusable only)
+    stale_parsers: frozenset[str] = frozenset()
 
     def record(self, path: str) -> DocumentRecord | None:
         return self._records.get(path)
@@ -149,9 +171,16 @@ def load_previous(store: IndexStore, config: IngestConfig) -> PreviousBuild | No
     except (ManifestError, OSError, ValueError) as exc:
         log.warning("previous build is not reusable, doing a full build: %s", exc)
         return None
-    reusable = stored_reuse_key(manifest.extra) == reuse_key(config)
+    stale = stale_parsers(stored_reuse_key(manifest.extra), reuse_key(config))
+    reusable = stale is not None
     return PreviousBuild(
-        folder.name, manifest, reusable, folder, located, read_graph(folder) if reusable else {}
+        folder.name,
+        manifest,
+        reusable,
+        folder,
+        located,
+        read_graph(folder) if reusable else {},
+        stale or frozenset(),
     )
 
 
@@ -220,7 +249,9 @@ def plan(refs: Sequence[SourceRef], previous: PreviousBuild | None, full_rebuild
             result.changed.append(ref.rel_path)
             continue
         result.unchanged.append(ref.rel_path)
-        if not full_rebuild and previous.reusable and previous.live_chunks(ref.rel_path) == old.chunks:
+        if full_rebuild or not previous.reusable or old.parser in previous.stale_parsers:
+            continue  # parsed again: other settings, or its parser's output changed since
+        if previous.live_chunks(ref.rel_path) == old.chunks:
             result.reuse[ref.rel_path] = dataclasses.replace(old)
     now = set(result.hashes)
     result.removed = sorted(r.path for r in previous.manifest.documents if r.path not in now)

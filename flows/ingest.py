@@ -46,6 +46,7 @@ from indexers.build.version import DOCMILL_VERSION
 from indexers.dense.embedder import BACKENDS, Embedder, make_embedder
 from indexers.dense.model_choice import AUTO_MODEL
 from parsers.options import ParseOptions
+from parsers.registry import PARSER_VERSIONS, parser_name_for
 
 EMBED_BATCH = 256  # texts per embed task: big enough to amortise task overhead, a multiple of 32
 IO_RETRIES: dict[str, Any] = {
@@ -68,7 +69,8 @@ def _parse_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str
     # the 255-byte file name limit.
     settings = sorted(options.output_settings().items())
     # a parse cached before the code graph (or with another version of it) lacks the graph
-    version = f"{DOCMILL_VERSION}+graph{GRAPH_VERSION}"
+    parser = parser_name_for(ref.rel_path)  # a parser's new version parses its files again
+    version = f"{DOCMILL_VERSION}+graph{GRAPH_VERSION}+{parser}{PARSER_VERSIONS.get(parser or '', 0)}"
     key = hashlib.sha256(f"{version}\x00{ref.rel_path}\x00{settings!r}".encode()).hexdigest()[:32]
     return f"docmill-parse-{key}-{digest.hexdigest()}"
 

@@ -129,6 +129,7 @@ def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, so
     fusion = FusionSection.read(m.extra)
     return (
         previous.reusable
+        and not previous.stale_parsers
         and same_embedding(m, config)
         and m.tokenizer == make_tokenizer(config).to_dict()
         and m.bm25 == {"k1": config.k1, "b": config.b}

@@ -19,6 +19,20 @@ _MODULES: dict[str, str] = {
     "text": "parsers.text",
 }
 
+# parser name -> the version of its output. Bump a parser's version whenever the same bytes may now
+# parse differently (text, blocks, tables, headings, metadata): an index re-parses the files of a
+# parser whose version changed on its next ingest, unchanged files included, and reuses everything
+# else (embeddings by content, so only changed chunk texts are embedded again). Without it a parser
+# improvement reached a scheduled re-index job only for files that changed. tests/parsers/
+# test_parser_versions.py pins what each version parses from the samples.
+PARSER_VERSIONS: dict[str, int] = {
+    "markdown": 1,
+    "pdf": 1,
+    "records": 1,
+    "code": 1,
+    "text": 1,
+}
+
 # suffix -> parser name (each exposes `parse(source, options) -> list[ParsedDocument]`)
 _PARSERS: dict[str, str] = {
     ".md": "markdown",
