@@ -28,7 +28,8 @@ WRITTEN = {
     "records": ("faq.jsonl", '{"_id": "q1", "title": "Reset", "text": "Hold the button for ten seconds."}\n'),
 }
 
-# parser -> {version: fingerprint of its output on INPUTS / WRITTEN}
+# parser -> {version: fingerprint of its output on INPUTS / WRITTEN}. Two versions may share one:
+# a change the samples do not show (a table class they lack) still needs its version.
 FINGERPRINTS = {
     "pdf": {1: "54019cbff9d98add"},
     "markdown": {1: "b925d563a9255e13"},
@@ -57,4 +58,3 @@ def test_each_parser_version_names_what_it_parses(parser, tmp_path):
         f"the {parser} parser's output changed: bump PARSER_VERSIONS[{parser!r}] "
         f"(parsers/registry.py) and record {version + 1}: {fingerprint!r} here"
     )
-    assert len(set(FINGERPRINTS[parser].values())) == len(FINGERPRINTS[parser])  # each version is new
