@@ -55,12 +55,25 @@ def chunk_section(blocks: list[Block], max_tokens: int) -> Iterator[Piece]:
     for unit in units:
         n = count_tokens(unit.text)
         if current and (size + n > max_tokens or unit.page != current[-1].page):
-            yield _piece(current)
-            current, size = [], 0
+            carried = _lead_in(current, unit, n, max_tokens)
+            if len(carried) < len(current):  # a lone lead-in stays with what it introduces
+                yield _piece(current[: len(current) - len(carried)])
+                current, size = carried, sum(count_tokens(u.text) for u in carried)
         current.append(unit)
         size += n
     if current:
         yield _piece(current)
+
+
+def _lead_in(current: list[Block], unit: Block, n: int, max_tokens: int) -> list[Block]:
+    """The last unit of a full piece when it introduces ``unit`` (ends in a colon: "the following
+    happens:", "例如：") and can go with it: it is carried into the next piece rather than left at
+    the end of this one, cut off from the list, table or code it announces. Same page only; the
+    two may exceed ``max_tokens`` by a fifth, as joined fragments may (fragments.py)."""
+    last = current[-1]
+    if last.page != unit.page or not last.text.rstrip().endswith((":", "：")):
+        return []
+    return [last] if count_tokens(last.text) + n <= max_tokens + max_tokens // 5 else []
 
 
 def _piece(units: list[Block]) -> Piece:

@@ -88,3 +88,56 @@ def test_chinese_fragments_join_within_their_section(tmp_path):
     chunks, _ = _chunks(tmp_path, text)
     assert len(chunks) == 1 and chunks[0].lines == (5, 9)
     assert chunks[0].text.startswith("例如：\n\n")
+
+
+def test_a_long_lead_in_joins_the_code_block_it_introduces(tmp_path):
+    lead = "If you run the daemon behind a proxy, point it at the proxy in its configuration file:"
+    text = f"# Guide\n\n## Proxy\n\n{lead}\n\n```toml\n[proxy]\nurl = 'http://10.0.0.1:3128'\n```\n"
+    chunks, lines = _chunks(tmp_path, text)
+    assert len(lead) > 20 and len(chunks) == 1  # over the fragment size, yet one chunk with its code
+    (chunk,) = chunks
+    assert chunk.kind == "code" and chunk.text.startswith(lead + "\n\n") and "[proxy]" in chunk.text
+    assert chunk.lines == (5, 10) and lines[9] == "```"
+
+
+def test_a_lead_in_too_big_to_join_stays_whole_and_nothing_is_lost(tmp_path):
+    lead = " ".join(["The orbital daemon reads each of its settings at start and again on reload."] * 9)
+    lead += " It accepts these settings in its configuration file:"
+    body = "\n".join(f"setting_{i} = {i}  # what setting {i} does to the orbital daemon" for i in range(8))
+    text = f"# Guide\n\n## Settings\n\n{lead}\n\n```toml\n{body}\n```\n"
+    chunks, _ = _chunks(tmp_path, text)
+    assert [c.kind for c in chunks] == ["text", "code"]  # together over max_tokens + a fifth
+    assert chunks[0].text == lead and "setting_7 = 7" in chunks[1].text
+
+
+def test_a_lead_in_joins_the_first_part_of_a_long_code_block(tmp_path):
+    lead = "The orbital daemon accepts these settings in its configuration file:"
+    body = "\n".join(f"setting_{i} = {i}  # what setting {i} does to the orbital daemon" for i in range(60))
+    text = f"# Guide\n\n## Settings\n\n{lead}\n\n```toml\n{body}\n```\n"
+    chunks, _ = _chunks(tmp_path, text)
+    assert len(chunks) > 2 and chunks[0].text.startswith(lead + "\n\nsetting_0 = 0")
+    assert all(c.kind == "code" for c in chunks)
+    assert "setting_59 = 59" in chunks[-1].text
+
+
+def test_the_prose_packer_keeps_a_lead_in_paragraph_with_the_list_it_introduces(tmp_path):
+    # 12 x 14 = 168 estimated tokens: with the lead-in 180 fit in 200, with the list too 240 do not
+    filler = " ".join(["The renderer walks the tree and records what changed since the last pass."] * 12)
+    lead = "When a component mounts, three things happen in order:"
+    steps = "\n".join(
+        f"{n}. **{name}**: the {name.lower()} step of the pipeline runs for every component."
+        for n, name in enumerate(["Compile", "Mount", "Patch"], start=1)
+    )
+    text = f"# Rendering\n\n## Pipeline\n\n{filler}\n\n{lead}\n\n{steps}\n"
+    chunks, _ = _chunks(tmp_path, text)
+    holding = [c for c in chunks if lead in c.text]
+    assert len(holding) == 1 and "Compile" in holding[0].text  # not left at the end of the filler's chunk
+    assert not chunks[0].text.rstrip().endswith(":")
+    assert sum(c.text.count(lead) for c in chunks) == 1  # said once
+
+
+def test_a_chinese_lead_in_joins_its_code(tmp_path):
+    lead = "如果你正在使用 Vite，那么需要在配置文件中这样定义这些标志："
+    text = f"# 指南\n\n## 标志\n\n{lead}\n\n```js\ndefine({{ __VUE_OPTIONS_API__: true }})\n```\n"
+    chunks, _ = _chunks(tmp_path, text)
+    assert len(chunks) == 1 and chunks[0].text.startswith(lead) and "__VUE_OPTIONS_API__" in chunks[0].text
