@@ -292,3 +292,24 @@ def test_furniture_is_found_in_margins_only() -> None:
     assert furniture == {"acme report", "page # of #"}
     kept = layout.drop_furniture(pages[0] + [seg("12", 290, 775, 300)], 792.0, furniture)
     assert [s.text for s in kept] == ["Body text"]
+
+
+def test_a_metadata_title_without_a_word_gives_way_to_the_first_heading(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    from parsers.registry import parse_path
+
+    titles = {"job.pdf": "6489122611071476 1..10", "named.pdf": "2007 Instruction 1040-NR"}
+    for name, meta_title in titles.items():
+        pdf = canvas.Canvas(str(tmp_path / name))
+        pdf.setTitle(meta_title)
+        pdf.setFont("Helvetica-Bold", 18)
+        pdf.drawString(72, 760, "Quality of care in a district hospital")
+        pdf.setFont("Helvetica", 10)
+        for i in range(12):
+            pdf.drawString(72, 720 - 14 * i, f"Line {i} of the body text about patient admissions and staffing.")
+        pdf.save()
+    (job,) = parse_path(tmp_path / "job.pdf", "job.pdf")
+    (named,) = parse_path(tmp_path / "named.pdf", "named.pdf")
+    assert job.title == "Quality of care in a district hospital"
+    assert named.title == "2007 Instruction 1040-NR"
