@@ -307,7 +307,7 @@ def test_a_metadata_title_without_a_word_gives_way_to_the_first_heading(tmp_path
         pdf.drawString(72, 760, "Quality of care in a district hospital")
         pdf.setFont("Helvetica", 10)
         for i in range(12):
-            pdf.drawString(72, 720 - 14 * i, f"Line {i} of the body text about patient admissions and staffing.")
+            pdf.drawString(72, 720 - 14 * i, f"Line {i} of the body text about patient admissions.")
         pdf.save()
     (job,) = parse_path(tmp_path / "job.pdf", "job.pdf")
     (named,) = parse_path(tmp_path / "named.pdf", "named.pdf")
