@@ -27,7 +27,7 @@ _MODULES: dict[str, str] = {
 # test_parser_versions.py pins what each version parses from the samples.
 PARSER_VERSIONS: dict[str, int] = {
     "markdown": 1,
-    "pdf": 2,  # 2: a metadata title with no word in it is no title
+    "pdf": 2,  # 2: a metadata title with no word in it is no title; a title in large type names a PDF
     "records": 1,
     "code": 1,
     "text": 1,

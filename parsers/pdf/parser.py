@@ -61,7 +61,8 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
         raise SkipFile(f"no text layer, and OCR was not run: {meta['ocr_skipped'][0]}")
     if not blocks:
         meta["empty"] = "no text layer" + ("" if options.ocr else " and OCR disabled")
-    title = info_title or (outline[0].title if outline else None) or _first_heading(blocks) or running
+    large = layout.first_page_title(pages[0].segments, furniture)
+    title = info_title or large or (outline[0].title if outline else None) or _first_heading(blocks) or running
     return [ParsedDocument.of_file(source, "pdf", tuple(blocks), title=title, metadata=meta)]
 
 

@@ -313,6 +313,40 @@ def running_title(first_page: Sequence[Segment], height: float, furniture: set[s
     return max(candidates, key=lambda s: (s.size, -s.top)).text
 
 
+# A first page's title is set in type at least this many times its body's (median) size.
+TITLE_SIZE_RATIO = 1.8
+TITLE_MAX_LINES = 6
+
+
+def first_page_title(first_page: Sequence[Segment], furniture: set[str]) -> str | None:
+    """The title a first page sets in large type, if any: the lines in the largest type that is at
+    least TITLE_SIZE_RATIO times the page's median size and reads as words (two words of letters
+    in all, so a brand word alone, "Redpaper", is passed over for the title under it), joined in
+    reading order while they follow each other. For a PDF whose metadata names nothing (a job id)
+    and that has no outline: its chunks are prefixed with the title, not "Abstract"."""
+    lines = [s for s in first_page if furniture_key(s.text) not in furniture and s.size > 0]
+    if not lines:
+        return None
+    body = sorted(s.size for s in lines)[len(lines) // 2]
+    for size in sorted({round(s.size, 1) for s in lines if s.size >= TITLE_SIZE_RATIO * body}, reverse=True):
+        run = _title_run(sorted((s for s in lines if abs(s.size - size) <= 0.5), key=lambda s: (s.top, s.x0)))
+        text = " ".join(s.text.strip() for s in run)
+        if len(re.findall(r"[^\W\d_]{2,}", text)) >= 2:
+            return text
+    return None
+
+
+def _title_run(same_size: Sequence[Segment]) -> list[Segment]:
+    """The first lines of ``same_size`` that follow each other (each within 1.5 line heights of the
+    one before), at most TITLE_MAX_LINES."""
+    run = list(same_size[:1])
+    for seg in same_size[1:TITLE_MAX_LINES]:
+        if seg.top - run[-1].bottom > 1.5 * max(run[-1].height, 1.0):
+            break
+        run.append(seg)
+    return run
+
+
 def _in_margin(seg: Segment, height: float) -> bool:
     return seg.bottom <= 0.12 * height or seg.top >= 0.88 * height
 

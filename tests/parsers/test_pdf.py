@@ -313,3 +313,24 @@ def test_a_metadata_title_without_a_word_gives_way_to_the_first_heading(tmp_path
     (named,) = parse_path(tmp_path / "named.pdf", "named.pdf")
     assert job.title == "Quality of care in a district hospital"
     assert named.title == "2007 Instruction 1040-NR"
+
+
+def test_a_title_set_in_large_type_names_a_pdf_without_metadata(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    from parsers.registry import parse_path
+
+    pdf = canvas.Canvas(str(tmp_path / "report.pdf"))
+    pdf.setFont("Helvetica-Bold", 60)
+    pdf.drawString(72, 740, "Redpaper")  # a brand word alone in the largest type
+    pdf.setFont("Helvetica", 24)
+    pdf.drawString(72, 680, "Understanding the barriers to setting up")
+    pdf.drawString(72, 652, "a quality improvement process")
+    pdf.setFont("Helvetica-Bold", 12)
+    pdf.drawString(72, 600, "Abstract")
+    pdf.setFont("Helvetica", 10)
+    for i in range(20):
+        pdf.drawString(72, 580 - 14 * i, f"Sentence {i} of the abstract about admissions and staffing.")
+    pdf.save()
+    (doc,) = parse_path(tmp_path / "report.pdf", "report.pdf")
+    assert doc.title == "Understanding the barriers to setting up a quality improvement process"
