@@ -62,7 +62,8 @@ def parse(source: SourceFile, options: ParseOptions) -> list[ParsedDocument]:
     if not blocks:
         meta["empty"] = "no text layer" + ("" if options.ocr else " and OCR disabled")
     large = layout.first_page_title(pages[0].segments, furniture)
-    title = info_title or large or (outline[0].title if outline else None) or _first_heading(blocks) or running
+    first_entry = outline[0].title if outline else None
+    title = info_title or large or first_entry or _first_heading(blocks) or running
     return [ParsedDocument.of_file(source, "pdf", tuple(blocks), title=title, metadata=meta)]
 
 
