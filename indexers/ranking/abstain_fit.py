@@ -20,6 +20,9 @@ most SHORT_TERMS distinct terms: "vitamin D", "nuts", "红烧肉") is judged on 
 fitted on short pseudo-queries (one to three words, or two to four Chinese characters, taken from
 the sentences) against short everyday searches: a one-word query's cosine is low for in-domain
 and off-topic alike, and on the long queries' scale it abstained on short in-domain questions.
+Since version 6 the long queries' scale may weigh the top hits' coverage of the query too
+(abstain.best_coverage), a pseudo-query's read over the other chunks (``_held_out_coverage``), with
+a weight of at most COVERAGE_MAX_WEIGHT (docs/EVALUATION.md "Abstaining v6").
 """
 
 from __future__ import annotations
