@@ -36,7 +36,13 @@ from indexers.dense.remote import EndpointError, for_manifest, is_remote
 from indexers.lexical.bm25 import BM25Result
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking import policy
-from indexers.ranking.abstain import AbstainModel, is_short, known_idf_share, lexical_evidence
+from indexers.ranking.abstain import (
+    AbstainModel,
+    best_coverage,
+    is_short,
+    known_idf_share,
+    lexical_evidence,
+)
 from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
 from indexers.ranking.collapse import CollapsePolicy, collapse_keys
 from indexers.ranking.collapse import check_policy as check_collapse
@@ -186,8 +192,13 @@ class HybridIndex:
         )
         results, df, readable, noise = self._run_sides(query, options, weights, notes, allowed)
         lexical, cosine = self.evidence(query, results if readable else _without_vector(results), df)
+        short = is_short(self._terms(query))
+        coverage = None
+        if cosine is not None and self.abstain_model.reads_coverage(short):
+            top = [row for row, _ in results.get("bm25", [])]
+            coverage = best_coverage(self.bm25, self._terms(query), top)
         confidence, reason = policy.verdict(
-            self.abstain_model, lexical, cosine, noise, options.abstain, notes, is_short(self._terms(query))
+            self.abstain_model, lexical, cosine, noise, options.abstain, notes, short, coverage
         )
         if reason:
             return SearchResult([], True, reason, notes, confidence=confidence, build=build)

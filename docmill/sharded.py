@@ -44,7 +44,7 @@ from indexers.build.shards import RootManifest, ShardsError
 from indexers.dense.embedder import Embedder, model_can_read, query_vector, unknown_token_share
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking import policy
-from indexers.ranking.abstain import AbstainModel, is_short, known_idf_share
+from indexers.ranking.abstain import COVERAGE_DEPTH, AbstainModel, is_short, known_idf_share
 from indexers.ranking.fusion import Fused
 from indexers.ranking.options import Mode, SearchOptions
 from indexers.ranking.policy import Ranked
@@ -164,8 +164,12 @@ class ShardedIndex:
             return ShardedResult([], reason=nothing, notes=run.notes, build=run.builds, shards=run.status)
         lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
         cosine = policy.top_cosine(results, run.readable)
+        short = is_short(run.terms)
+        coverage = None
+        if cosine is not None and self.abstain_model.reads_coverage(short):
+            coverage = self._best_coverage(run, results.get("bm25", []))
         confidence, reason = policy.verdict(
-            self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, is_short(run.terms)
+            self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, short, coverage
         )
         if reason:
             return ShardedResult(
@@ -281,6 +285,24 @@ class ShardedIndex:
             return float(answer.get(name, 0.0))
 
         return policy.query_weights(weights, float(power) if power is not None else None, coverage, run.notes)
+
+    def _best_coverage(self, run: SearchRun, bm25: Ranked) -> float:
+        """abstain.best_coverage over the shards: each of BM25's top COVERAGE_DEPTH rows asked of
+        its shard, a row per shard at a time."""
+        rows = [self._locate(row) for row, _ in bm25[:COVERAGE_DEPTH]]
+        best = 0.0
+        while rows:
+            calls: dict[str, tuple[Any, ...]] = {}
+            later = []
+            for name, row in rows:
+                if name in calls:
+                    later.append((name, row))
+                else:
+                    calls[name] = (run.terms, row, run.corpus, run.df)
+            answer, _ = self._fan("coverage", calls, run.timeout)
+            best = max([best, *(float(value) for value in answer.values())])
+            rows = later
+        return best
 
     def _locate(self, row: int) -> tuple[str, int]:
         return self.names[row >> ROW_BITS], row & ((1 << ROW_BITS) - 1)

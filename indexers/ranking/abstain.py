@@ -9,9 +9,14 @@ rule is read from the corpus itself, with evidence each retriever really has:
   paraphrase, however far from the answer's wording, is mostly words used somewhere in the corpus.
   This holds for Chinese under an English-only model, where there is no vector side.
 - **vector**: the top cosine, only where the embedding model can read the query.
+- **coverage** (version 6): the best share of the query's idf mass that one of BM25's top
+  COVERAGE_DEPTH chunks holds. A question about the corpus is about one place, and that place
+  holds most of its words; an everyday question over a general-knowledge corpus finds its words
+  known but spread over unrelated passages ("北京到上海的高铁票多少钱" over Wikipedia text).
 
 A query with no vector side is judged on its lexical evidence alone (``alone``); one with both on
-``w * lexical + (1 - w) * cosine`` (``joint``, ``w`` fitted per corpus); a short query (at most
+``w * lexical + c * coverage + (1 - w - c) * cosine`` (``joint``, ``w`` and ``c`` fitted per
+corpus, ``c`` 0 before version 6 and where coverage does not help); a short query (at most
 SHORT_TERMS distinct terms: "vitamin D", "nuts", "红烧肉") on a scale of its own (``short``), since a
 one-word query's cosine is low for in-domain and off-topic alike. Confidence maps the evidence
 piecewise-linearly (off-topic median -> 0, threshold -> 0.5, in-domain median -> 1), so it is
@@ -29,11 +34,13 @@ from indexers.lexical.segmented import BM25Scorer
 
 # The calibration's version, stored with the scales: a build calibrated by an older one is
 # calibrated again by its next ingest (flows/settings.py).
-VERSION = 5
+VERSION = 6
 DECISION = 0.5  # confidence below this abstains
 # A query with at most this many distinct terms is short: judged on the short scale when the build
 # has one (version 4).
 SHORT_TERMS = 3
+# Coverage is read over this many of BM25's top hits (version 6).
+COVERAGE_DEPTH = 5
 
 
 def is_short(terms: Sequence[str]) -> bool:
@@ -68,23 +75,29 @@ class SideScale:
 
 @dataclass(frozen=True)
 class JointScale:
-    """Both sides present: the evidence is ``lexical_weight * lexical + (1 - lexical_weight) *
-    cosine``, mapped by ``scale``. A linear mix, not the better of the two: an everyday question
-    shares a few common words with a large English corpus and a low cosine, and neither alone
-    should let it through."""
+    """Both sides present: the evidence is ``lexical_weight * lexical + coverage_weight *
+    coverage + (1 - lexical_weight - coverage_weight) * cosine``, mapped by ``scale``. A linear
+    mix, not the better of the two: an everyday question shares a few common words with a large
+    English corpus and a low cosine, and neither alone should let it through. Without a coverage
+    (a caller that did not read it) its weight goes to the cosine."""
 
     lexical_weight: float
     scale: SideScale
+    coverage_weight: float = 0.0
 
-    def evidence(self, lexical: float, cosine: float) -> float:
-        return self.lexical_weight * lexical + (1 - self.lexical_weight) * cosine
+    def evidence(self, lexical: float, cosine: float, coverage: float | None = None) -> float:
+        share = self.coverage_weight if coverage is not None else 0.0
+        mixed = self.lexical_weight * lexical + (1 - self.lexical_weight - share) * cosine
+        return mixed + share * coverage if coverage is not None else mixed
 
     def to_dict(self) -> dict[str, Any]:
-        return {"lexical_weight": self.lexical_weight, **self.scale.to_dict()}
+        extra = {"coverage_weight": self.coverage_weight} if self.coverage_weight else {}
+        return {"lexical_weight": self.lexical_weight, **extra, **self.scale.to_dict()}
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> JointScale:
-        return cls(float(values["lexical_weight"]), SideScale.from_dict(values))
+        coverage = float(values.get("coverage_weight", 0.0))
+        return cls(float(values["lexical_weight"]), SideScale.from_dict(values), coverage)
 
 
 # Used by builds made before calibration existed and corpora too small to calibrate: fitted on
@@ -103,6 +116,13 @@ def lexical_evidence(
     """Share of the idf mass of the query's distinct terms that the corpus knows (df > 0). Terms
     in ``own_terms`` (a pseudo-query's own chunk) must occur in another chunk too."""
     return known_idf_share(terms, bm25.document_frequencies(terms), bm25.n_docs, own_terms)
+
+
+def best_coverage(bm25: BM25Scorer, terms: Sequence[str], rows: Sequence[int]) -> float:
+    """The coverage evidence: the best share of the query's idf mass one of ``rows`` (BM25's top
+    hits, at most COVERAGE_DEPTH of them are read) holds."""
+    top = list(rows)[:COVERAGE_DEPTH]
+    return max(bm25.coverage_many(terms, top)) if top and terms else 0.0
 
 
 def known_idf_share(
@@ -136,15 +156,23 @@ class AbstainModel:
     def _joint(self, short: bool) -> JointScale:
         return self.short if short and self.short is not None else self.joint
 
-    def confidence(self, lexical: float, cosine: float | None, short: bool = False) -> float:
+    def reads_coverage(self, short: bool = False) -> bool:
+        """Whether a query's judgement uses its coverage (so a search reads it only then)."""
+        return self._joint(short).coverage_weight > 0
+
+    def confidence(
+        self, lexical: float, cosine: float | None, short: bool = False, coverage: float | None = None
+    ) -> float:
         if cosine is None:
             return self.alone.confidence(lexical)
         joint = self._joint(short)
-        return joint.scale.confidence(joint.evidence(lexical, cosine))
+        return joint.scale.confidence(joint.evidence(lexical, cosine, coverage))
 
-    def reason(self, lexical: float, cosine: float | None, short: bool = False) -> str | None:
+    def reason(
+        self, lexical: float, cosine: float | None, short: bool = False, coverage: float | None = None
+    ) -> str | None:
         """None to answer, else why not (each side's evidence and the threshold)."""
-        confidence = self.confidence(lexical, cosine, short)
+        confidence = self.confidence(lexical, cosine, short, coverage)
         if confidence >= DECISION:
             return None
         if cosine is None:
@@ -154,10 +182,12 @@ class AbstainModel:
             )
         joint = self._joint(short)
         w = joint.lexical_weight
+        c = joint.coverage_weight if coverage is not None else 0.0
         scale = " (the short-query scale)" if joint is not self.joint else ""
+        covered = f" + {c:g} x top-hit coverage {coverage:.2f}" if c and coverage is not None else ""
         return (
             f"confidence {confidence:.2f} < {DECISION}: {w:g} x known-term share {lexical:.2f} + "
-            f"{1 - w:g} x best cosine {cosine:.2f} < {joint.scale.threshold:.2f}{scale}"
+            f"{1 - w - c:g} x best cosine {cosine:.2f}{covered} < {joint.scale.threshold:.2f}{scale}"
         )
 
     @classmethod

@@ -20,6 +20,9 @@ most SHORT_TERMS distinct terms: "vitamin D", "nuts", "红烧肉") is judged on 
 fitted on short pseudo-queries (one to three words, or two to four Chinese characters, taken from
 the sentences) against short everyday searches: a one-word query's cosine is low for in-domain
 and off-topic alike, and on the long queries' scale it abstained on short in-domain questions.
+Since version 6 the long queries' scale may weigh the top hits' coverage of the query too
+(abstain.best_coverage), a pseudo-query's read over the other chunks (``_held_out_coverage``), with
+a weight of at most COVERAGE_MAX_WEIGHT (docs/EVALUATION.md "Abstaining v6").
 """
 
 from __future__ import annotations
@@ -35,11 +38,13 @@ import numpy as np
 from indexers.lexical.segmented import BM25Scorer
 from indexers.lexical.tokenize import ENGLISH_STOPWORDS
 from indexers.ranking.abstain import (
+    COVERAGE_DEPTH,
     DEFAULT_ALONE,
     DEFAULT_JOINT,
     VERSION,
     JointScale,
     SideScale,
+    best_coverage,
     lexical_evidence,
 )
 from indexers.ranking.calibrate import PseudoQuery, sample_pseudo_queries
@@ -103,26 +108,48 @@ def in_domain_floor(inside: np.ndarray) -> float:
     return float(max(p1, min(body, p5)))
 
 
-WEIGHT_GRID = tuple(i / 10 for i in range(11))
+WEIGHT_GRID = tuple(i / 10 for i in range(11))  # the short-query scale's lexical weights
+# The long queries' scale (version 6): (lexical, coverage) weights in steps of 1/20, the coverage
+# weight at most COVERAGE_MAX_WEIGHT. Coverage is the evidence the pseudo-queries model least
+# closely (a held-out sentence against the other chunks: the lowest a real question's could be),
+# so it may tip the evidence, not lead it: with up to 0.2, SciFact's calibration took 0.15 and
+# abstained on 4 of its 373 fit-half claims (none before); up to 0.05-0.15 held the fit halves of
+# every dev set (docs/EVALUATION.md "Abstaining v6").
+WEIGHT_STEP = 20
+COVERAGE_MAX_WEIGHT = 0.1
+JOINT_GRID = tuple(
+    (lexical / WEIGHT_STEP, coverage / WEIGHT_STEP)
+    for lexical in range(WEIGHT_STEP + 1)
+    for coverage in range(round(COVERAGE_MAX_WEIGHT * WEIGHT_STEP) + 1)
+    if lexical + coverage <= WEIGHT_STEP
+)
 
 
 def fit_joint(
-    inside: np.ndarray, outside: np.ndarray, default: JointScale, ceiling_quantile: float = OFFTOPIC_QUANTILE
+    inside: np.ndarray,
+    outside: np.ndarray,
+    default: JointScale,
+    ceiling_quantile: float = OFFTOPIC_QUANTILE,
+    grid: Sequence[tuple[float, float]] = tuple((w, 0.0) for w in WEIGHT_GRID),
 ) -> JointScale:
-    """A query with both sides is judged on ``w * lexical + (1 - w) * cosine``: the ``w`` whose
-    threshold (fit_scale on the combined evidence) abstains on the most off-topic pseudo-queries,
-    the most even weighting on a tie. ``inside``/``outside``: rows of (lexical, cosine)."""
+    """A query with both sides is judged on ``w * lexical + c * coverage + (1 - w - c) * cosine``:
+    the (``w``, ``c``) of ``grid`` whose threshold (fit_scale on the combined evidence) abstains
+    on the most off-topic pseudo-queries; on a tie the least coverage, then the most even
+    weighting of the other two. ``inside``/``outside``: rows of (lexical, cosine[, coverage])."""
     if len(inside) < MIN_PSEUDO_QUERIES or not len(outside):
         return default
-    best: tuple[float, float, JointScale] | None = None
-    for w in WEIGHT_GRID:
-        scale = fit_scale(inside @ [w, 1 - w], outside @ [w, 1 - w], default.scale, ceiling_quantile)
-        caught = float(np.mean(outside @ [w, 1 - w] < scale.threshold))
-        key = (caught, -abs(w - 0.5))
-        if best is None or key > best[:2]:
-            best = (*key, JointScale(w, scale))
+    best: tuple[tuple[float, float, float], JointScale] | None = None
+    for w, c in grid:
+        if c and inside.shape[1] < 3:
+            continue
+        mix = np.array([w, 1 - w - c, c][: inside.shape[1]])
+        scale = fit_scale(inside @ mix, outside @ mix, default.scale, ceiling_quantile)
+        caught = float(np.mean(outside @ mix < scale.threshold))
+        key = (caught, -c, -abs(w - 0.5))
+        if best is None or key > best[0]:
+            best = (key, JointScale(round(w, 4), scale, round(c, 4)))
     assert best is not None
-    return best[2]
+    return best[1]
 
 
 def calibrate_abstain(
@@ -161,18 +188,37 @@ def calibrate_abstain(
     outside = [i for i, text in enumerate(offtopic) if cosines.readable(text)]
     in_cos = cosines.in_domain([texts[i] for i in keep], [queries[i // 3] for i in keep])
     off_cos = cosines.offtopic([offtopic[i] for i in outside])
+    in_cov = [_held_out_coverage(bm25, tokenize(texts[i]), queries[i // 3].row) for i in keep]
+    off_cov = [_coverage(bm25, tokenize(offtopic[i])) for i in outside]
     joint = fit_joint(
-        _pairs([in_lexical[i + 1] for i in keep], in_cos),
-        _pairs([off_lexical[i] for i in outside], off_cos),
+        np.column_stack([[in_lexical[i + 1] for i in keep], in_cos, in_cov]),
+        np.column_stack([[off_lexical[i] for i in outside], off_cos, off_cov]),
         DEFAULT_JOINT,
+        grid=JOINT_GRID,
     )
     result["joint"] = joint.to_dict()
     result["evidence"]["vector"] = _quantiles(in_cos, off_cos)
+    result["evidence"]["coverage"] = _quantiles(in_cov, off_cov)
     short_offtopic = offtopic_questions(sampled, short=True)
     short = _short_scale(queries, bm25, tokenize, cosines, short_offtopic, joint, seed)
     if short is not None:
         result["short"] = short
     return result
+
+
+def _coverage(bm25: BM25Scorer, terms: Sequence[str]) -> float:
+    """A query's coverage evidence (abstain.best_coverage over BM25's top hits)."""
+    return best_coverage(bm25, terms, [row for row, _ in bm25.search(terms, COVERAGE_DEPTH).hits])
+
+
+def _held_out_coverage(bm25: BM25Scorer, terms: Sequence[str], row: int) -> float:
+    """A pseudo-query's coverage with its own chunk left out (``row``): the words its answer holds
+    beyond the sentence are not known, so this is the lowest a real question's could be; the rest
+    of its chunk, as the cosine reads it, would cover little of a sentence taken out of it anyway."""
+    allowed = np.ones(bm25.n_docs, dtype=bool)
+    allowed[row] = False
+    hits = bm25.search(terms, COVERAGE_DEPTH, allowed=allowed).hits
+    return best_coverage(bm25, terms, [hit for hit, _ in hits])
 
 
 def _pairs(lexical: Sequence[float], cosine: Sequence[float]) -> np.ndarray:

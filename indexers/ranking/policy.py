@@ -149,14 +149,16 @@ def verdict(
     abstain: bool,
     notes: Sequence[str],
     short: bool = False,
+    coverage: float | None = None,
 ) -> tuple[float, str | None]:
     """(confidence, why to return no hits or None). ``noise``: vector mode's hits on a query its
     model cannot read that BM25 does not find (confidence 0; the reason is the last notes).
-    ``short``: a short query (abstain.is_short), judged on the build's short-query scale."""
-    confidence = 0.0 if noise else model.confidence(lexical, cosine, short)
+    ``short``: a short query (abstain.is_short), judged on the build's short-query scale.
+    ``coverage``: abstain.best_coverage of BM25's top hits, where the model reads it."""
+    confidence = 0.0 if noise else model.confidence(lexical, cosine, short, coverage)
     if not abstain:
         return confidence, None
-    return confidence, ("; ".join(notes[-2:]) if noise else model.reason(lexical, cosine, short))
+    return confidence, ("; ".join(notes[-2:]) if noise else model.reason(lexical, cosine, short, coverage))
 
 
 def exact_rows(

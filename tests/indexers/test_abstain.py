@@ -288,3 +288,83 @@ def test_the_short_scale_keeps_the_95th_percentile_as_its_ceiling(corpus, monkey
     stored = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode, encode_passages=encode)
     assert "short" in stored
     assert set(asked) == {abstain_fit.OFFTOPIC_QUANTILE, abstain_fit.SHORT_OFFTOPIC_QUANTILE} == {100.0, 95.0}
+
+
+def test_the_joint_evidence_weighs_the_top_hits_coverage_where_the_build_says_so():
+    """Version 6: ``w * lexical + c * coverage + (1 - w - c) * cosine``; a build without a coverage
+    weight (before version 6, or where coverage did not help) reads as before, and a caller that
+    has no coverage to give gets the two-sided evidence."""
+    scale = SideScale(low=0.2, threshold=0.5, high=0.8)
+    joint = JointScale(0.2, scale, coverage_weight=0.1)
+    assert joint.evidence(0.5, 0.6, 0.9) == pytest.approx(0.2 * 0.5 + 0.7 * 0.6 + 0.1 * 0.9)
+    assert joint.evidence(0.5, 0.6) == pytest.approx(0.2 * 0.5 + 0.8 * 0.6)
+    assert JointScale.from_dict(joint.to_dict()) == joint
+    older = JointScale.from_dict({"lexical_weight": 0.2, "low": 0.2, "threshold": 0.5, "high": 0.8})
+    assert older.coverage_weight == 0.0 and "coverage_weight" not in older.to_dict()
+    model = AbstainModel(joint=joint)
+    assert model.reads_coverage() and not AbstainModel(joint=older).reads_coverage()
+    # the same words and cosine: a query whose words one top hit holds answers, one whose words
+    # are spread over unrelated chunks does not
+    lexical, cosine = 0.5, 0.55
+    assert model.reason(lexical, cosine, coverage=0.9) is None
+    why = model.reason(lexical, cosine, coverage=0.1)
+    assert why is not None and "top-hit coverage 0.10" in why
+    assert model.confidence(lexical, cosine, coverage=0.1) < model.confidence(lexical, cosine, coverage=0.9)
+
+
+def test_coverage_gets_a_weight_only_where_it_catches_more_everyday_questions_and_a_small_one():
+    """fit_joint over (lexical, cosine, coverage): in-domain and everyday questions the same on
+    lexical and cosine evidence (a general-knowledge corpus under a multilingual model) but apart
+    on coverage: coverage gets a weight, at most COVERAGE_MAX_WEIGHT; where coverage tells them
+    apart no better, it gets none (a tie keeps the two-sided evidence)."""
+    from indexers.ranking.abstain_fit import COVERAGE_MAX_WEIGHT, DEFAULT_JOINT, JOINT_GRID, fit_joint
+
+    rng = np.random.default_rng(2)
+    inside = np.column_stack(
+        [rng.uniform(0.5, 1.0, 150), rng.normal(0.89, 0.01, 150), rng.uniform(0.3, 0.9, 150)]
+    )
+    outside = np.column_stack(
+        [rng.uniform(0.4, 0.9, 60), rng.normal(0.88, 0.01, 60), rng.uniform(0.0, 0.2, 60)]
+    )
+    two_sided = fit_joint(inside[:, :2], outside[:, :2], DEFAULT_JOINT, grid=JOINT_GRID)
+    joint = fit_joint(inside, outside, DEFAULT_JOINT, grid=JOINT_GRID)
+    assert two_sided.coverage_weight == 0.0
+    assert 0.0 < joint.coverage_weight <= COVERAGE_MAX_WEIGHT
+
+    def caught(scale, rows):
+        return np.mean([scale.evidence(*row) < scale.scale.threshold for row in rows])
+
+    assert caught(joint, outside) > caught(two_sided, outside[:, :2])
+    same = outside.copy()
+    same[:, 2] = rng.uniform(0.3, 0.9, 60)  # coverage no different from the in-domain questions'
+    assert fit_joint(inside, same, DEFAULT_JOINT, grid=JOINT_GRID).coverage_weight == 0.0
+
+
+def test_a_pseudo_querys_coverage_leaves_its_own_chunk_out(corpus):
+    """A sentence taken out of a chunk is covered by that chunk entirely; its coverage evidence is
+    read over the other chunks (the lowest a real question's could be)."""
+    from indexers.ranking.abstain import best_coverage
+    from indexers.ranking.abstain_fit import _coverage, _held_out_coverage
+
+    chunks, bm25 = corpus
+    terms = TOKENIZE(chunks[7].text)
+    assert _coverage(bm25, terms) == pytest.approx(1.0)
+    held_out = _held_out_coverage(bm25, terms, 7)
+    assert held_out < 1.0
+    others = [row for row, _ in bm25.search(terms, 6).hits if row != 7][:5]
+    assert held_out == pytest.approx(best_coverage(bm25, terms, others))
+    assert best_coverage(bm25, terms, []) == 0.0 == best_coverage(bm25, [], [1, 2])
+
+
+def test_calibration_stores_the_coverage_evidence_and_a_coverage_weight_within_its_cap(corpus):
+    from indexers.ranking.abstain_fit import COVERAGE_MAX_WEIGHT
+
+    chunks, bm25 = corpus
+    vectors, encode = _vectors(chunks)
+    stored = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode, encode_passages=encode)
+    assert stored["version"] == VERSION == 6
+    coverage = stored["evidence"]["coverage"]
+    assert coverage["n"] == stored["evidence"]["vector"]["n"]
+    assert coverage["offtopic"]["p95"] < coverage["in_domain"]["p50"]
+    assert 0.0 <= stored["joint"].get("coverage_weight", 0.0) <= COVERAGE_MAX_WEIGHT
+    assert "coverage_weight" not in stored["short"]  # the short-query scale stays two-sided
