@@ -166,8 +166,8 @@ class ShardedIndex:
         cosine = policy.top_cosine(results, run.readable)
         short = is_short(run.terms)
         coverage = None
-        if cosine is not None and self.abstain_model.reads_coverage(short):
-            coverage = self._best_coverage(run, results.get("bm25", []))
+        if cosine is not None and "bm25" in results and self.abstain_model.reads_coverage(short):
+            coverage = self._best_coverage(run, results["bm25"])
         confidence, reason = policy.verdict(
             self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, short, coverage
         )
