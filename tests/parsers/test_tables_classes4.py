@@ -105,3 +105,139 @@ def test_centred_labels_under_group_rules_stay_apart(tmp_path: Path, gap: float)
     path = tmp_path / "results_booktabs.pdf"
     expected = _results_table(path, gap, "booktabs")
     assert _tables(path) == [expected]
+
+
+# --- title lines set flush left above a table --------------------------------------------------
+
+ITEMS = [
+    ("North", "1,204", "31,100", "12.1"),
+    ("South", "982", "24,020", "10.9"),
+    ("East", "2,310", "52,205", "14.5"),
+    ("West", "744", "18,801", "9.7"),
+    ("Central", "1,530", "41,612", "11.4"),
+]
+REPORT_LABELS = ("Region", "Units", "Revenue", "Margin")
+RIGHTS = (200, 280, 360)
+
+
+def _report(path: Path, above: Sequence[str], x: float, font: str, leading: float = 12) -> list[str]:
+    """``above`` set from ``x`` (flush left at the table's left edge: 60) over a table (label
+    column at 60, figures right-aligned at 200 / 280 / 360), at ``leading`` points; returns the
+    page's prose blocks."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    y = HEIGHT - 80
+    for text in above:
+        c.setFont(font, 9)
+        c.drawString(x, y, text)
+        y -= leading
+    c.setFont("Helvetica", 9)
+    for row in (REPORT_LABELS, *ITEMS):
+        c.drawString(60, y, row[0])
+        for text, right in zip(row[1:], RIGHTS, strict=True):
+            c.drawString(right - c.stringWidth(text, "Helvetica", 9), y, text)
+        y -= 12
+    c.save()
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    return [" ".join(b.text.split()) for b in doc.blocks if b.table is None]
+
+
+@pytest.mark.parametrize(
+    ("above", "font"),
+    [
+        (("Quarterly sales report, all regions", "Fiscal year 2016 (in $000)"), "Helvetica-Bold"),
+        (("Sales by region and quarter, fiscal year 2016",), "Helvetica"),
+    ],
+    ids=["bold-two-lines", "plain-one-line"],
+)
+def test_title_lines_flush_left_over_a_table_are_no_header_rows(
+    tmp_path: Path, above: tuple[str, ...], font: str
+) -> None:
+    """Report title lines set flush left at the table's left edge, right above its column labels
+    at the table's line spacing, each one run of words reaching over two column boundaries or more:
+    they stay prose, the table starts at its labels. On main they were header rows."""
+    path = tmp_path / "titled_left.pdf"
+    prose = _report(path, above, 60, font)
+    assert _tables(path) == [[REPORT_LABELS, *ITEMS]]
+    assert " ".join(above) in " ".join(prose)
+
+
+# --- two tables side by side whose rows line up exactly ------------------------------------------
+
+COUNTRIES = [
+    ("Country", "Population", "Share"),
+    ("Austria", "9,042", "2.0"),
+    ("Belgium", "11,742", "2.6"),
+    ("Croatia", "3,862", "0.9"),
+    ("Denmark", "5,933", "1.3"),
+    ("Estonia", "1,366", "0.3"),
+    ("Finland", "5,564", "1.2"),
+    ("Greece", "10,394", "2.3"),
+]
+MORE = [
+    ("Country", "Population", "Share"),
+    ("Hungary", "9,597", "2.1"),
+    ("Ireland", "5,271", "1.2"),
+    ("Latvia", "1,883", "0.4"),
+    ("Malta", "542", "0.1"),
+    ("Poland", "36,754", "8.2"),
+    ("Romania", "19,051", "4.2"),
+    ("Spain", "48,085", "10.7"),
+]
+
+
+Rows = Sequence[Sequence[str]]
+
+
+def _folded(path: Path, left: Rows, right: Rows, gap: float, titles: Sequence[str]) -> None:
+    """Two tables on the same baselines (12 pt apart), the second ``gap`` points right of the first's
+    last column, each under its title line (when ``titles``); labels flush left, figures flush right."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    for k, (x0, rows) in enumerate(((50, left), (50 + 150 + gap, right))):
+        y = HEIGHT - 140
+        if titles:
+            c.drawString(x0, y + 18, titles[k])
+        for row in rows:
+            c.drawString(x0, y, row[0])
+            for text, right_x in zip(row[1:], (x0 + 100, x0 + 150), strict=True):
+                c.drawString(right_x - c.stringWidth(text, "Helvetica", 9), y, text)
+            y -= 12
+    c.save()
+
+
+@pytest.mark.parametrize("gap", [30.0, 60.0])
+def test_side_by_side_tables_with_the_same_labels_on_the_same_rows(tmp_path: Path, gap: float) -> None:
+    """Two tables side by side under their own captions, with the same column labels, rows on the
+    same baselines (no row on one side only, so nothing tells them apart but the labels): two
+    tables. On main one six-column table."""
+    path = tmp_path / "twins.pdf"
+    _folded(path, COUNTRIES, MORE, gap, ("Table 1: Members A-G", "Table 2: Members H-S"))
+    assert _tables(path) == [COUNTRIES, MORE]
+
+
+def test_a_folded_list_is_one_table(tmp_path: Path) -> None:
+    """A long list folded into two halves side by side, the labels repeated, no caption of their
+    own: the halves are cut apart and the second read as the first's continuation, one table of
+    three columns (on main one six-column table)."""
+    path = tmp_path / "folded.pdf"
+    _folded(path, COUNTRIES, MORE, 40.0, ())
+    assert _tables(path) == [[*COUNTRIES, *MORE[1:]]]
+
+
+def test_repeated_sub_labels_over_figure_columns_stay_one_table(tmp_path: Path) -> None:
+    """Guard: sub-labels repeated under two year groups ("Units Revenue Units Revenue") over figure
+    columns: one table, as on main."""
+    rows = [("", "2015", "", "2016", ""), ("Region", "Units", "Revenue", "Units", "Revenue")]
+    rows += [(r[0], r[1], r[2], r[1][::-1].strip(","), r[2][::-1].strip(",")) for r in ITEMS]
+    path = tmp_path / "groups.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    y = HEIGHT - 140
+    for row in rows:
+        c.drawString(60, y, row[0])
+        for text, right in zip(row[1:], (180, 250, 340, 410), strict=True):
+            c.drawString(right - c.stringWidth(text, "Helvetica", 9), y, text)
+        y -= 12
+    c.save()
+    (table,) = _tables(path)
+    assert table[-5:] == rows[-5:]
