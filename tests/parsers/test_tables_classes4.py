@@ -241,3 +241,59 @@ def test_repeated_sub_labels_over_figure_columns_stay_one_table(tmp_path: Path) 
     c.save()
     (table,) = _tables(path)
     assert table[-5:] == rows[-5:]
+
+
+def _spaced_report(path: Path, title: str, wordspace: float, x: float = 60) -> list[str]:
+    """``title`` set from ``x`` with ``wordspace`` points added to each word space, over the table."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    y = HEIGHT - 80
+    text = c.beginText(x, y)
+    text.setFont("Helvetica-Bold", 9)
+    text.setWordSpace(wordspace)
+    text.textLine(title)
+    c.drawText(text)
+    y -= 12
+    c.setFont("Helvetica", 9)
+    for row in (REPORT_LABELS, *ITEMS):
+        c.drawString(60, y, row[0])
+        for cell, right in zip(row[1:], RIGHTS, strict=True):
+            c.drawString(right - c.stringWidth(cell, "Helvetica", 9), y, cell)
+        y -= 12
+    c.save()
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    return [" ".join(b.text.split()) for b in doc.blocks if b.table is None]
+
+
+SPACED_TITLES = ["Sales by region, fiscal year 2016", "Units and revenue by region, all stores"]
+
+
+@pytest.mark.parametrize("wordspace", [4.0, 8.0])
+@pytest.mark.parametrize("title", SPACED_TITLES)
+def test_a_spaced_title_line_flush_left_is_no_header_row(
+    tmp_path: Path, title: str, wordspace: float
+) -> None:
+    """A title line flush left over the table with its words set 4-8 pt wider than a word space (a
+    justified or letter-spaced title), so its gaps part cells: it stays prose. On main it was a
+    header row of two or three cells."""
+    path = tmp_path / "spaced.pdf"
+    prose = _spaced_report(path, title, wordspace)
+    assert _tables(path) == [[REPORT_LABELS, *ITEMS]]
+    assert title in " ".join(prose)
+
+
+def test_single_word_labels_evenly_spaced_stay_a_header_row(tmp_path: Path) -> None:
+    """Guard: column labels of one word each, flush left over left-aligned columns set at even
+    distances (so no gap between them stands out): the header row of the table, as on main."""
+    rows = [("Shop", "Units", "Sales", "Share"), ("Ames", "1,204", "31,100", "12.1")]
+    rows += [("Berg", "982", "24,020", "10.9"), ("Cole", "2,310", "52,205", "14.5")]
+    rows += [("Dunn", "744", "18,801", "9.7"), ("Eyre", "1,530", "41,612", "11.4")]
+    path = tmp_path / "even.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    y = HEIGHT - 140
+    for row in rows:
+        for cell, x in zip(row, (60, 110, 160, 210), strict=True):
+            c.drawString(x, y, cell)
+        y -= 12
+    c.save()
+    assert _tables(path) == [rows]
