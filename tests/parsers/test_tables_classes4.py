@@ -297,3 +297,81 @@ def test_single_word_labels_evenly_spaced_stay_a_header_row(tmp_path: Path) -> N
         y -= 12
     c.save()
     assert _tables(path) == [rows]
+
+
+# --- ruled group labels over sub-columns of words -------------------------------------------------
+
+PRONOUNS = [
+    ("Case", "First person", "", "Second person", "", "Third person", ""),
+    ("", "Sing.", "Plural", "Sing.", "Plural", "Sing.", "Plural"),
+    ("Subject", "I", "we", "you", "you", "she", "they"),
+    ("Object", "me", "us", "you", "you", "her", "them"),
+    ("Possessive", "mine", "ours", "yours", "yours", "hers", "theirs"),
+    ("Reflexive", "myself", "ourselves", "yourself", "yourselves", "herself", "themselves"),
+]
+
+
+def _grouped(path: Path, rows: Sequence[Sequence[str]], subs: Sequence[float], centred: bool) -> None:
+    """A grid ruled around its column groups only (three groups of two sub-columns starting at
+    ``subs`` offsets inside each group), every row ruled; the group labels in the first row,
+    centred over their group or set at its left."""
+    groups = ((140, 270), (270, 420), (420, 570))
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    y = HEIGHT - 120
+    ys = [y + 12]
+    for i, row in enumerate(rows):
+        c.drawString(64, y, row[0])
+        for g, (lo, hi) in enumerate(groups):
+            for k in (0, 1):
+                text = row[1 + 2 * g + k]
+                if not text:
+                    continue
+                if i == 0 and centred:
+                    c.drawCentredString((lo + hi) / 2, y, text)
+                else:
+                    c.drawString(lo + subs[k], y, text)
+        y -= 16
+        ys.append(y + 12)
+    for yy in ys:
+        c.line(60, yy, 570, yy)
+    for x in (60, 140, 270, 420, 570):
+        c.line(x, ys[0], x, ys[-1])
+    c.save()
+
+
+@pytest.mark.parametrize("centred", [True, False], ids=["centred", "left"])
+@pytest.mark.parametrize("subs", [(4, 60), (8, 70)])
+def test_ruled_group_labels_over_sub_columns_of_words(
+    tmp_path: Path, subs: tuple[float, float], centred: bool
+) -> None:
+    """A pronoun table ruled around its three column groups and between its rows, no rule between
+    the "Sing." and "Plural" sub-columns: seven columns, each group label in the first sub-column it
+    spans. On main four columns ("Sing. Plural", "I we" in one cell)."""
+    path = tmp_path / "pronouns.pdf"
+    _grouped(path, PRONOUNS, subs, centred)
+    assert _tables(path) == [PRONOUNS]
+
+
+def test_two_words_in_ruled_cells_stay_one_cell(tmp_path: Path) -> None:
+    """Guard: a ruled column whose cells hold two words each, the second words aligned (a first
+    name and a surname, "kg" after a figure): one cell each, as on main."""
+    rows = [("Name", "Weight", "City"), ("Ann Smith", "12 kg", "Leeds"), ("Bob Jones", "150 kg", "York")]
+    rows += [("Cara Lee", "7 kg", "Bath"), ("Dan Wu", "64 kg", "Hull"), ("Eve Khan", "3 kg", "Derby")]
+    path = tmp_path / "pairs.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    y = HEIGHT - 120
+    ys = [y + 12]
+    for row in rows:
+        c.drawString(64, y, row[0])
+        c.drawRightString(236, y, row[1])
+        c.drawString(264, y, row[2])
+        y -= 16
+        ys.append(y + 12)
+    for yy in ys:
+        c.line(60, yy, 360, yy)
+    for x in (60, 160, 260, 360):
+        c.line(x, ys[0], x, ys[-1])
+    c.save()
+    assert _tables(path) == [rows]

@@ -63,6 +63,7 @@ from parsers.pdf.tables.ruled_grid import (
 )
 from parsers.pdf.tables.ruled_grid import drop_empty_lines as drop_empty_lines
 from parsers.pdf.tables.ruled_rows import cut_boxes, row_cuts
+from parsers.pdf.tables.ruled_subcolumns import column_cuts, cut_columns
 from parsers.pdf.tables.rules import (
     MIN_SHADE,
     BBox,
@@ -115,6 +116,12 @@ def table_from_cells(
     cuts = row_cuts(placed, per_cell, len(ys) - 1)
     if cuts:  # bands holding several rows of text, one a line: cut as if ruled
         read = _read_grid(cut_boxes(placed, cuts), inside, angle)
+        if read is None:
+            return None
+        xs, ys, placed, per_cell = read
+    sub = column_cuts(placed, per_cell)
+    if sub:  # ruled columns holding sub-columns of words (a group label over them): cut as if ruled
+        read = _read_grid(cut_columns(placed, per_cell, sub), inside, angle)
         if read is None:
             return None
         xs, ys, placed, per_cell = read
