@@ -375,3 +375,93 @@ def test_two_words_in_ruled_cells_stay_one_cell(tmp_path: Path) -> None:
         c.line(x, ys[0], x, ys[-1])
     c.save()
     assert _tables(path) == [rows]
+
+
+# --- records in shaded bands, each with a note over the whole width ------------------------------
+
+INCIDENTS = [
+    ("March 2, 2004", "Leeds, U.K.", "Fokker 70", "minor", "none"),
+    ("Aug. 9, 2005", "Porto, Portugal", "Airbus A319", "substantial", "2 minor"),
+    ("Jan. 14, 2006", "Graz, Austria", "Dash 8-300", "none", "none"),
+    ("June 30, 2006", "Bergen, Norway", "Boeing 737-500", "destroyed", "3 fatal"),
+]
+NOTES = [
+    "The crew reported a smell of smoke in the cabin and returned to the departure airport.",
+    "A cargo door opened after takeoff. The aircraft landed safely with minor damage to the door.",
+    "During descent the cabin altitude warning sounded; the crew made an emergency descent.",
+    "The aircraft overran the runway in heavy rain and came to rest in a field beyond its end.",
+]
+FIELDS = ("Date", "Location", "Aircraft Type", "Damage", "Injuries")
+XS = (64, 150, 270, 380, 460)
+
+
+def _bands(path: Path, same_band: bool, footer: bool) -> None:
+    """A title band, a band of labels, then each record's line and its note (in the record's band or
+    a band of its own), bands shaded in turn, no rules; a sources band under the last when
+    ``footer``."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    y = HEIGHT - 80
+
+    def band(lines: Sequence[Sequence[tuple[float, str]]], shade: float) -> None:
+        nonlocal y
+        height = 12 * len(lines) + 6
+        c.setFillGray(shade)
+        c.rect(60, y - height, 480, height, stroke=0, fill=1)
+        c.setFillGray(0)
+        for k, parts in enumerate(lines):
+            for x, text in parts:
+                c.drawString(x, y - 12 - 12 * k, text)
+        y -= height
+
+    c.setFont("Helvetica-Bold", 9)
+    band([[(64, "Incidents involving cabin smoke and door failures, 2004-2006")]], 0.75)
+    band([list(zip(XS, FIELDS, strict=True))], 0.85)
+    c.setFont("Helvetica", 9)
+    for k, (record, note) in enumerate(zip(INCIDENTS, NOTES, strict=True)):
+        shade = 0.92 if k % 2 else 0.97
+        if same_band:
+            band([list(zip(XS, record, strict=True)), [(64, note)]], shade)
+        else:
+            band([list(zip(XS, record, strict=True))], shade)
+            band([[(64, note)]], shade)
+    if footer:
+        band([[(64, "Sources: national accident investigation boards")]], 0.85)
+    c.save()
+
+
+@pytest.mark.parametrize("footer", [False, True], ids=["plain", "sources"])
+@pytest.mark.parametrize("same_band", [True, False], ids=["one-band", "two-bands"])
+def test_records_in_shaded_bands_with_notes(tmp_path: Path, same_band: bool, footer: bool) -> None:
+    """An incident list drawn as shaded full-width bands (no rules): a band of labels, then each
+    record's fields and a note over the whole width under them. One table: the labels, each record
+    a row, each note a row of its own in the first cell; the sources line under it stays prose. On
+    main no table (one column of bands, "text in one column only")."""
+    path = tmp_path / "bands.pdf"
+    _bands(path, same_band, footer)
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    tables = [b.table for b in doc.blocks if b.table is not None]
+    expected = [FIELDS]
+    for record, note in zip(INCIDENTS, NOTES, strict=True):
+        expected += [record, (note, "", "", "", "")]
+    assert [list(t.rows) for t in tables] == [expected]
+    assert tables[0].title == "Incidents involving cabin smoke and door failures, 2004-2006"
+    prose = " ".join(b.text for b in doc.blocks if b.table is None)
+    assert ("Sources: national accident" in prose) is footer
+
+
+def test_paragraphs_in_shaded_bands_are_no_table(tmp_path: Path) -> None:
+    """Guard: paragraphs set in shaded full-width bands, one under another (a boxed list of notes):
+    no table, as on main."""
+    path = tmp_path / "boxes.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    y = HEIGHT - 80
+    for k, note in enumerate(NOTES * 2):
+        c.setFillGray(0.92 if k % 2 else 0.97)
+        c.rect(60, y - 30, 480, 30, stroke=0, fill=1)
+        c.setFillGray(0)
+        c.drawString(64, y - 12, note)
+        c.drawString(64, y - 24, "Reported by the operator; see the annex for details.")
+        y -= 30
+    c.save()
+    assert _tables(path) == []
