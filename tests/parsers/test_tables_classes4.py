@@ -1,10 +1,13 @@
 """Table layouts of issue 24 (session 10), drawn anew with reportlab (no dev-set page copied) and read
-through the PDF parser; each behaviour test failed on main's code (34a9ef0). Plus guards that
-pass on both."""
+through the PDF parser: centred labels of tight columns, side-by-side tables on the same rows, a
+spaced title line, ruled group labels over sub-columns of words, records in shaded bands, a table
+beside justified prose. Each behaviour test failed on main's code (34a9ef0); the guards (named
+so, or "stay" in their names) pass on both."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import cycle
 from pathlib import Path
 
 import pytest
@@ -152,9 +155,9 @@ def _report(path: Path, above: Sequence[str], x: float, font: str, leading: floa
 def test_title_lines_flush_left_over_a_table_are_no_header_rows(
     tmp_path: Path, above: tuple[str, ...], font: str
 ) -> None:
-    """Report title lines set flush left at the table's left edge, right above its column labels
-    at the table's line spacing, each one run of words reaching over two column boundaries or more:
-    they stay prose, the table starts at its labels. On main they were header rows."""
+    """Guard: report title lines set flush left at the table's left edge, right above its column
+    labels at the table's line spacing, each one run of words: they stay prose, the table starts at
+    its labels (as on main; the spaced variant below failed there)."""
     path = tmp_path / "titled_left.pdf"
     prose = _report(path, above, 60, font)
     assert _tables(path) == [[REPORT_LABELS, *ITEMS]]
@@ -465,3 +468,157 @@ def test_paragraphs_in_shaded_bands_are_no_table(tmp_path: Path) -> None:
         y -= 30
     c.save()
     assert _tables(path) == []
+
+
+# --- a table beside justified prose in a two-column paper ---------------------------------------
+
+TEXT = [
+    "the",
+    "nodes",
+    "of",
+    "each",
+    "zone",
+    "elect",
+    "a",
+    "head",
+    "which",
+    "keeps",
+    "track",
+    "of",
+    "the",
+    "members",
+    "and",
+    "forwards",
+    "their",
+    "data",
+    "towards",
+    "the",
+    "base",
+    "station",
+    "while",
+    "the",
+    "other",
+    "nodes",
+    "sleep",
+    "to",
+    "save",
+    "energy",
+    "when",
+    "a",
+    "head",
+    "moves",
+    "away",
+    "from",
+    "its",
+    "zone",
+    "the",
+    "members",
+    "elect",
+    "a",
+    "new",
+    "head",
+    "and",
+    "the",
+    "routes",
+    "are",
+    "repaired",
+    "locally",
+    "so",
+    "that",
+    "no",
+    "flooding",
+    "of",
+    "the",
+    "whole",
+    "network",
+    "is",
+    "needed",
+    "and",
+    "the",
+    "control",
+    "traffic",
+    "stays",
+    "low",
+    "in",
+    "every",
+    "scenario",
+    "we",
+    "tested",
+    "with",
+    "static",
+    "partly",
+    "mobile",
+    "and",
+    "fully",
+    "mobile",
+    "nodes",
+    "over",
+    "several",
+    "runs",
+]
+PARAMETERS = [
+    ("Parameter", "Value"),
+    ("Simulation time", "100 sec"),
+    ("Field size", "100m x 100m"),
+    ("Zone size", "10m x 10m"),
+    ("MAC layer", "IEEE 802.11"),
+    ("Packet length", "40 bytes"),
+    ("Data interval", "0.25 sec"),
+    ("Radio range", "20 m"),
+    ("Node velocity", "10 km/h"),
+]
+
+
+def _justified_column(c: canvas.Canvas, x0: float, x1: float, top: float, lines: int, loose: int) -> None:
+    """``lines`` lines of prose justified from ``x0`` to ``x1``, 10 pt apart from ``top`` down: each
+    line as many words as fit at a normal word space; of every three lines the last ``loose`` two
+    words fewer (word spaces stretched to 6-10 pt, wider than a cell gap, as justification sets a
+    line followed by a long word)."""
+    words = cycle(TEXT)
+    pending = next(words)
+    for k in range(lines):
+        line = [pending]
+        pending = next(words)
+        while c.stringWidth(" ".join([*line, pending]), "Times-Roman", 9) < x1 - x0:
+            line.append(pending)
+            pending = next(words)
+        if k % 3 >= 3 - loose:
+            line = line[:-2]
+        widths = [c.stringWidth(w, "Times-Roman", 9) for w in line]
+        gap = (x1 - x0 - sum(widths)) / (len(line) - 1)
+        x = x0
+        for w, width in zip(line, widths, strict=True):
+            c.drawString(x, top - 10 * k, w)
+            x += width + gap
+
+
+@pytest.mark.parametrize("caption", [True, False], ids=["caption", "no-caption"])
+def test_a_table_beside_justified_prose(tmp_path: Path, caption: bool) -> None:
+    """A two-column paper page: the left column justified prose, two of every three lines with
+    word spaces stretched over a cell gap (cut into short chunks); the right column
+    prose with a booktabs parameter table (rows 8 pt apart, a smaller font) beside the left
+    column's lines; with ``caption``, a figure caption centred across both columns at the foot.
+    The table is read alone, every row. On main: with the caption, no gutter, the table lost
+    among the chunked lines; without it, rows beside two chunked lines joined the prose side."""
+    path = tmp_path / "paper.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Times-Roman", 9)
+    _justified_column(c, 60, 290, HEIGHT - 80, 48, 2)
+    _justified_column(c, 310, 540, HEIGHT - 80, 14, 0)
+    y = HEIGHT - 80 - 10 * 14 - 14
+    c.setFont("Times-Roman", 7)
+    c.line(320, y + 9, 500, y + 9)
+    for k, (name, value) in enumerate(PARAMETERS):
+        c.drawString(330, y, name)
+        c.drawString(430, y, value)
+        y -= 8
+        if k == 0:
+            c.line(320, y + 6, 500, y + 6)
+    c.line(320, y + 6, 500, y + 6)
+    c.setFont("Times-Roman", 9)
+    _justified_column(c, 310, 540, y - 8, 20, 0)
+    if caption:
+        text = "Figure 8. Comparison of routing overhead in three network scenarios"
+        c.drawCentredString(300, HEIGHT - 80 - 10 * 50, text)
+    c.save()
+    assert _tables(path) == [PARAMETERS]
