@@ -18,8 +18,8 @@ import os
 import subprocess
 import sys
 import urllib.request
-from urllib.parse import quote
 from pathlib import Path
+from urllib.parse import quote
 
 HERE = Path(__file__).resolve().parent
 SHA256 = {
