@@ -1,7 +1,7 @@
 """Table structure metric: ICDAR-2013-style adjacency relations + strict cell accuracy, docmill vs peers.
 
     PYTHONPATH=. .venv/bin/python bench/table_adjacency.py [--systems docmill,camelot,...]
-        [--half held|fit|all] [--json OUT] [--show-cases] [--set dev|real|both]
+        [--half held|fit|all] [--json OUT] [--show-cases] [--set dev|real|real-s9|both]
 
 Relations (Göbel et al., ICDAR 2013 table competition): for each non-empty cell, the nearest
 non-empty cell to its right in the same row and the nearest non-empty cell below it in the same
@@ -208,11 +208,13 @@ def generated_cases(root: Path = GENERATED) -> list[Case]:
     ]
 
 
-def real_cases(root: Path = REAL) -> list[Case]:
+def real_cases(root: Path = REAL, before: str | None = None) -> list[Case]:
     """The real-table dev set (eval/pdf-real/expected.json, cells written by hand from the rendered
     pages; PDFs from eval/pdf-real/fetch.py): ruled and partly ruled tables count as ruled, the
-    rest as unruled; its pages without a table count as table-free pages."""
+    rest as unruled; its pages without a table count as table-free pages. ``before="session 10"``
+    leaves out the cases marked ``"added": "session 10"`` (the set as it was up to session 9)."""
     data = json.loads((root / "expected.json").read_text())
+    data["cases"] = [c for c in data["cases"] if before is None or c.get("added") != before]
     return [
         Case(
             f"real:{c['id']}",
@@ -488,26 +490,30 @@ def main() -> None:
     ap.add_argument(
         "--set",
         default="dev",
-        choices=("dev", "real", "both"),
-        help="dev: tabula + generated + table-free pages (as before); real: eval/pdf-real only; both",
+        choices=("dev", "real", "real-s9", "both"),
+        help="dev: tabula + generated + table-free pages (as before); real: eval/pdf-real only; "
+        "real-s9: eval/pdf-real without the cases added in session 10 (the 64 pages up to then); both",
     )
     args = ap.parse_args()
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
     unknown = [n for n in names if n not in SYSTEMS]
     if unknown:
         raise SystemExit(f"unknown system {unknown[0]!r}; expected one of: {', '.join(SYSTEMS)}")
-    cases = [] if args.set == "real" else tabula_cases() + generated_cases()
-    cases += [] if args.no_free or args.set == "real" else table_free_cases()
-    cases += real_cases() if args.set != "dev" else []
+    only_real = args.set in ("real", "real-s9")
+    cases = [] if only_real else tabula_cases() + generated_cases()
+    cases += [] if args.no_free or only_real else table_free_cases()
+    cases += real_cases(before="session 10" if args.set == "real-s9" else None) if args.set != "dev" else []
     n_tables = Counter(("ruled" if t.ruled else "unruled", c.half) for c in cases for t in c.tables)
     print(f"{len(cases)} pages; tables by class/half: {dict(sorted(n_tables.items()))}")
     results = {name: evaluate(SYSTEMS[name](), cases) for name in names}
     halves = ["fit", "held", "all"] if args.half == "all" else [args.half]
     print(report(results, halves))
-    if args.show_cases:
+    if args.show_cases:  # only the cases of the halves asked for (--half fit keeps held cases unseen)
+        shown = {c.case_id for c in cases if args.half == "all" or c.half == args.half}
         for name in names:
             for cid, res in results[name]["cases"].items():
-                print(name, cid, json.dumps(res))
+                if cid in shown:
+                    print(name, cid, json.dumps(res))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

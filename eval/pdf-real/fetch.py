@@ -19,6 +19,7 @@ import subprocess
 import sys
 import urllib.request
 from pathlib import Path
+from urllib.parse import quote
 
 HERE = Path(__file__).resolve().parent
 SHA256 = {
@@ -53,6 +54,12 @@ SHA256 = {
     "korean-text-with-tables.pdf": "36421881cd85efede8bebe018754fb99e21eb12eab5985c37409b10e66855130",
     "layout-parser-paper-with-table.pdf": "55f26780e13d9cae60cfcbfe031cc70751d791bb3766d5c40ec8af800d235ef7",
     "reliance.pdf": "5b55204370b8c1254d560539666930c14874d407bf8cd34ab4ad894943781e39",
+    # added in session 10
+    "3list_1table.pdf": "f1b6fa0d8112260f22eb8e6125e1e530dfd2962148ae9e9fefbce6cff1e53482",
+    "naacl06-shinyama.pdf": "dba819e283771c323a116b940c0c511d50efcdafb20d7740b88b84568377bf32",
+    "aaai26-medication.pdf": "70e1b6e9a34fc43d2f893da87f030b732744b2a20047397d8a79728c4bbe5a32",
+    "issue-00352-asw-oct96-p41.pdf": "4a73f2d26fa6e7573435c010ddffb9be54eb944f13b8a37ec78e5b0e20026f13",
+    "demo2.pdf": "9e94e95637356e1599510436278747d1150a3dfb822233bdc77a9dcb9a4fc6e4",
 }
 
 
@@ -74,7 +81,7 @@ def main() -> None:
         target = HERE / "pdfs" / name
         if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == SHA256[name]:
             continue
-        url = f"https://raw.githubusercontent.com/{src['repo']}/{src['commit']}/{src['path']}"
+        url = f"https://raw.githubusercontent.com/{src['repo']}/{src['commit']}/{quote(src['path'])}"
         data = _read(src, url)
         if hashlib.sha256(data).hexdigest() != SHA256[name]:
             sys.exit(f"{name}: checksum mismatch for {url}")

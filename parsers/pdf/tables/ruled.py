@@ -48,6 +48,7 @@ from parsers.pdf.tables.page_table import PageTable as PageTable
 from parsers.pdf.tables.page_table import continues as continues
 from parsers.pdf.tables.page_table import merge_continuation as merge_continuation
 from parsers.pdf.tables.page_table import titled as titled
+from parsers.pdf.tables.ruled_bands import banded_records
 from parsers.pdf.tables.ruled_grid import (
     GridCell,
     assign_chars,
@@ -63,6 +64,7 @@ from parsers.pdf.tables.ruled_grid import (
 )
 from parsers.pdf.tables.ruled_grid import drop_empty_lines as drop_empty_lines
 from parsers.pdf.tables.ruled_rows import cut_boxes, row_cuts
+from parsers.pdf.tables.ruled_subcolumns import column_cuts, cut_columns
 from parsers.pdf.tables.rules import (
     MIN_SHADE,
     BBox,
@@ -115,6 +117,12 @@ def table_from_cells(
     cuts = row_cuts(placed, per_cell, len(ys) - 1)
     if cuts:  # bands holding several rows of text, one a line: cut as if ruled
         read = _read_grid(cut_boxes(placed, cuts), inside, angle)
+        if read is None:
+            return None
+        xs, ys, placed, per_cell = read
+    sub = column_cuts(placed, per_cell)
+    if sub:  # ruled columns holding sub-columns of words (a group label over them): cut as if ruled
+        read = _read_grid(cut_columns(placed, per_cell, sub), inside, angle)
         if read is None:
             return None
         xs, ys, placed, per_cell = read
@@ -291,6 +299,9 @@ def find_tables(page: Any) -> list[PageTable]:
             max(c[2] for c in cells),
             max(c[3] for c in cells),
         )
+        if _one_column(cells) and (records := banded_records(cells, page.chars)) is not None:
+            out.append(PageTable(records[2], records[0], records[1]))  # records in shaded bands
+            continue
         result = table_from_cells(cells, page.chars, bands)
         if result is not None and framed_figure(page.chars, page.rects, (x0, top, x1, bottom), area):
             continue  # a diagram of boxes inside a frame captioned as a figure
@@ -301,6 +312,12 @@ def find_tables(page: Any) -> list[PageTable]:
             box = caption_box(page.chars, (x0, top, x1, bottom))
             boxes.extend([box] if box is not None else [])
     return _titled_by_captions(out, page.chars, boxes)
+
+
+def _one_column(cells: Sequence[BBox], tol: float = 2.0) -> bool:
+    """Every cell spans the grid's whole width (a stack of bands)."""
+    left, right = min(c[0] for c in cells), max(c[2] for c in cells)
+    return len(cells) >= 2 and all(c[0] <= left + tol and c[2] >= right - tol for c in cells)
 
 
 def split_at_captions(cells: list[BBox], chars: Sequence[Char], tol: float = 2.0) -> list[list[BBox]]:

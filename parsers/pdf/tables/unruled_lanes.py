@@ -8,6 +8,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
+from parsers.pdf.labels import FIGURE_CAPTION
 from parsers.pdf.tables.unruled_cells import Chunk, Line, word_count
 
 PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is prose
@@ -24,8 +25,16 @@ def _is_prose(chunk: Chunk, text_width: float) -> bool:
 
 def page_gutter(lines: Sequence[Line], text_width: float) -> float | None:
     """The x of a gutter between text columns: the widest strip in the middle of the text that no
-    prose chunk crosses, with at least three prose chunks on each side; None on a one-column page."""
-    prose = [c for line in lines for c in line.chunks if _is_prose(c, text_width)]
+    prose chunk crosses, with at least three prose chunks on each side; None on a one-column page.
+    A figure's caption centred across both columns ("Figure 8. Comparison of ...") is no column's
+    prose and may cross the gutter."""
+    prose = [
+        c
+        for line in lines
+        if not FIGURE_CAPTION.match(line.chunks[0].text)
+        for c in line.chunks
+        if _is_prose(c, text_width)
+    ]
     if len(prose) < 6:
         return None
     lo, hi = min(c.x0 for c in prose), max(c.x1 for c in prose)
@@ -61,7 +70,9 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
         return [*lanes(before, text_width / 2, depth - 1), *lanes(after, text_width / 2, depth - 1)]
     crossing = [any(c.x0 < mid < c.x1 for c in line.chunks) for line in lines]
     prose_line = [
-        not crossing[i] and any(_is_prose(c, text_width) for c in line.chunks) for i, line in enumerate(lines)
+        not crossing[i]
+        and (any(_is_prose(c, text_width) for c in line.chunks) or _justified(line, mid, text_width))
+        for i, line in enumerate(lines)
     ]
     left: list[Line] = []
     right: list[Line] = []
@@ -85,6 +96,27 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
             right.append(Line(rc))
     width = text_width / 2
     return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
+
+
+JUSTIFIED_CHUNKS = 4  # a justified line cut into this many chunks by its stretched word spaces
+EVEN_GAPS = 1.5  # x the narrowest: the widest gap between a justified line's chunks
+
+
+def _justified(line: Line, mid: float, text_width: float) -> bool:
+    """The line's text on one side of the gutter is a justified line of prose whose stretched word
+    spaces cut it into short chunks: ``JUSTIFIED_CHUNKS`` chunks or more, ``PROSE_WORDS`` words,
+    ``PROSE_WIDTH`` of the text width, evenly spaced, no figures, most chunks starting in lower
+    case ("information  about  nodes  currently  sending  data  for")."""
+    for side in ([c for c in line.chunks if c.x1 <= mid], [c for c in line.chunks if c.x0 >= mid]):
+        if len(side) < JUSTIFIED_CHUNKS or side[-1].x1 - side[0].x0 < PROSE_WIDTH * text_width:
+            continue
+        if sum(word_count(c) for c in side) < PROSE_WORDS or any(ch.isdigit() for c in side for ch in c.text):
+            continue
+        gaps = [b.x0 - a.x1 for a, b in zip(side, side[1:], strict=False)]
+        lower = sum(c.text[:1].islower() for c in side)
+        if max(gaps) <= EVEN_GAPS * max(min(gaps), 0.1) and lower * 2 >= len(side):
+            return True
+    return False
 
 
 def _next_to_prose(lines: Sequence[Line], prose_line: Sequence[bool], tops: Sequence[float], i: int) -> bool:

@@ -7,6 +7,12 @@ only, on both sides (a label and a figure, with nothing across the boundary: ``M
 rows at least, one on each side), and a label column right of it. One table has no such rows: its
 rows span the boundary (a row with data missing on one side still has its label on the left, and
 a wrapped cell's second line holds no figure). Pure functions over the block's lines.
+
+Rows that line up exactly leave no row on one side only; there the labels tell: a header line
+whose labels right of a boundary repeat, in order, those left of it, from the label column on (a
+long list folded into two halves, "Country Population Share" twice), with text (not figures)
+right of the boundary in most rows, is two tables (``repeated_labels_cut``). Labels repeated
+under two column groups ("Units Revenue Units Revenue") stand over figures and stay one table.
 """
 
 from __future__ import annotations
@@ -26,15 +32,40 @@ def _row(chunks: Sequence[Chunk]) -> bool:
 
 def side_cut(block: Sequence[Line], seps: Sequence[float]) -> float | None:
     """The boundary between two side-by-side tables in ``block``, or None (one table)."""
+    return _one_sided_cut(block, seps) or repeated_labels_cut(block, seps)
+
+
+def _one_sided_cut(block: Sequence[Line], seps: Sequence[float]) -> float | None:
     for s in seps:
         left = [ln for ln in block if ln.chunks[-1].x1 < s]
         right = [ln for ln in block if ln.chunks[0].x0 > s]
         only_left = sum(_row(ln.chunks) for ln in left)
         only_right = sum(_row(ln.chunks) for ln in right)
-        if only_left and only_right and only_left + only_right >= MIN_ONE_SIDED:
-            labels = [ln.chunks[0] for ln in block if ln.chunks[-1].x1 > s]
-            firsts = [next((c for c in ln.chunks if c.x0 > s), None) for ln in block]
-            text = [c for c in firsts if c is not None and not is_figure(c.text)]
-            if len(text) * 2 >= len(labels):
+        if only_left and only_right and only_left + only_right >= MIN_ONE_SIDED and _text_right_of(block, s):
+            return s
+    return None
+
+
+def _text_right_of(block: Sequence[Line], s: float) -> bool:
+    """Most lines crossing ``s`` start their right part with text (a label column right of it)."""
+    labels = [ln.chunks[0] for ln in block if ln.chunks[-1].x1 > s]
+    firsts = [next((c for c in ln.chunks if c.x0 > s), None) for ln in block]
+    text = [c for c in firsts if c is not None and not is_figure(c.text)]
+    return len(text) * 2 >= len(labels)
+
+
+def repeated_labels_cut(block: Sequence[Line], seps: Sequence[float]) -> float | None:
+    """The boundary right of which a header line (a line before the first figure) repeats its
+    labels left of it, two labels at least, starting at the block's left edge."""
+    left_edge = min(ln.chunks[0].x0 for ln in block)
+    for line in block[:3]:
+        if any(is_figure(c.text) for c in line.chunks):
+            return None  # the body has started: no header line left
+        if line.chunks[0].x0 > left_edge + line.size:
+            continue  # a group label line, not the line of column labels
+        for s in seps:
+            left = [" ".join(c.text.split()) for c in line.chunks if c.x1 < s]
+            right = [" ".join(c.text.split()) for c in line.chunks if c.x0 > s]
+            if len(left) >= 2 and left == right and _text_right_of(block, s):
                 return s
     return None

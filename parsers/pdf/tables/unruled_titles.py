@@ -7,6 +7,13 @@ above it in the header are titles too, a header line with labels in two columns 
 and it is centred on the whole table (within ``CENTRED`` x the table's width, or a font size)
 better than on any run of two or more of the columns right of the label column: a group label
 ("Sales" over "Units" and "Revenue") is centred over the columns it spans, and stays a header row.
+
+A title set flush left (or centred) whose words are spaced evenly but wider than a cell gap (a
+justified or letter-spaced title line, "Sales  by  region,  fiscal  year  2016"), cut into
+several cells by those gaps, is a title too (``_spaced_title``): its words run over a column
+boundary with no gap standing out from the others (a row of column labels parts at
+its column gaps, wider than its word spaces), and some gap between its words falls over text of
+the body (column labels part over the body's white strips).
 Pure functions over the grid of word boxes and the column boundaries.
 """
 
@@ -31,7 +38,8 @@ def title_lines(grid: Grid, head: int, seps: Sequence[float]) -> int:
     count = 0
     for row in grid[: head - 1]:
         words = [w for cell in row for w in cell]
-        if sum(1 for cell in row if cell) != 1 or not _centred(words, left, right, seps, runs):
+        one_run = sum(1 for cell in row if cell) == 1 and _centred(words, left, right, seps, runs)
+        if not (one_run or _spaced_title(words, left, right, seps, grid[head:])):
             break
         count += 1
     below = grid[count] if count else []
@@ -67,3 +75,27 @@ def _centred(
     if off > max(CENTRED * (right - left), size):
         return False
     return all(off < abs(mid - (a + b) / 2) for a, b in runs)
+
+
+SPACED = 1.5  # x the median gap: a gap this much wider stands out (a column gap, not a word space)
+
+
+def _spaced_title(
+    words: Sequence[Word], left: float, right: float, seps: Sequence[float], body: Grid
+) -> bool:
+    """``words`` (one header line) are one evenly spaced run of three words or more, flush left
+    at the table's left edge or centred on it, over a column boundary, with a gap
+    over the body's text."""
+    if len(words) < 3:
+        return False
+    ws = sorted(words, key=lambda w: w.x0)
+    x0, x1, size = ws[0].x0, ws[-1].x1, max(w.size for w in ws)
+    flush = abs(x0 - left) <= size or abs((x0 + x1) / 2 - (left + right) / 2) <= size
+    if not flush or not any(x0 < s < x1 for s in seps):
+        return False
+    gaps = [(a.x1, b.x0) for a, b in zip(ws, ws[1:], strict=False)]
+    widths = sorted(b - a for a, b in gaps)
+    if widths[-1] > SPACED * max(widths[len(widths) // 2], 0.1 * size):
+        return False
+    texts = [(w.x0, w.x1) for row in body for cell in row for w in cell]
+    return any(any(a < t1 and t0 < b for t0, t1 in texts) for a, b in gaps)
