@@ -27,7 +27,10 @@ _MODULES: dict[str, str] = {
 # test_parser_versions.py pins what each version parses from the samples.
 PARSER_VERSIONS: dict[str, int] = {
     "markdown": 1,
-    "pdf": 2,  # 2: a metadata title with no word in it is no title; a title in large type names a PDF
+    # 2: a metadata title with no word in it is no title; a title in large type names a PDF.
+    # 3: session 10's table classes (tight centred labels, side-by-side tables in line, spaced
+    # titles, ruled word sub-columns, shaded record bands, a table beside justified prose)
+    "pdf": 3,
     "records": 1,
     "code": 1,
     "text": 1,
