@@ -109,6 +109,7 @@ def in_domain_floor(inside: np.ndarray) -> float:
 
 
 WEIGHT_GRID = tuple(i / 10 for i in range(11))  # the short-query scale's lexical weights
+LEXICAL_GRID = tuple((weight, 0.0) for weight in WEIGHT_GRID)  # (lexical, coverage): no coverage
 # The long queries' scale (version 6): (lexical, coverage) weights in steps of 1/20, the coverage
 # weight at most COVERAGE_MAX_WEIGHT. Coverage is the evidence the pseudo-queries model least
 # closely (a held-out sentence against the other chunks: the lowest a real question's could be),
@@ -130,7 +131,7 @@ def fit_joint(
     outside: np.ndarray,
     default: JointScale,
     ceiling_quantile: float = OFFTOPIC_QUANTILE,
-    grid: Sequence[tuple[float, float]] = tuple((w, 0.0) for w in WEIGHT_GRID),
+    grid: Sequence[tuple[float, float]] = LEXICAL_GRID,
 ) -> JointScale:
     """A query with both sides is judged on ``w * lexical + c * coverage + (1 - w - c) * cosine``:
     the (``w``, ``c``) of ``grid`` whose threshold (fit_scale on the combined evidence) abstains

@@ -77,7 +77,7 @@ def _column_lines(cells: Sequence[int], per_cell: Sequence[Sequence[Char]]) -> l
     """A ruled column's lines of text, top to bottom: (top, characters); none when a cell below
     the first holds more than ``MAX_CELL_LINES`` lines (a frame around an unruled table or around
     paragraphs: the re-read of partial grids reads those)."""
-    lines = []
+    lines: list[tuple[float, list[Char]]] = []
     for n, i in enumerate(sorted(cells, key=lambda i: float(min(c["top"] for c in per_cell[i])))):
         mine = band_lines([i], per_cell)
         if n and len(mine) > MAX_CELL_LINES:
