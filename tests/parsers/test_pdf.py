@@ -294,43 +294,44 @@ def test_furniture_is_found_in_margins_only() -> None:
     assert [s.text for s in kept] == ["Body text"]
 
 
-def test_a_metadata_title_without_a_word_gives_way_to_the_first_heading(tmp_path):
+def _titled_pdf(path, lines, meta_title=None):
+    """A one-page PDF of ``lines`` (text, font, size), top down, with ``meta_title`` as its
+    metadata title (none if None), parsed as docmill parses it."""
     from reportlab.pdfgen import canvas
 
     from parsers.registry import parse_path
 
-    titles = {"job.pdf": "6489122611071476 1..10", "named.pdf": "2007 Instruction 1040-NR"}
-    for name, meta_title in titles.items():
-        pdf = canvas.Canvas(str(tmp_path / name))
+    pdf = canvas.Canvas(str(path))
+    if meta_title is not None:
         pdf.setTitle(meta_title)
-        pdf.setFont("Helvetica-Bold", 18)
-        pdf.drawString(72, 760, "Quality of care in a district hospital")
-        pdf.setFont("Helvetica", 10)
-        for i in range(12):
-            pdf.drawString(72, 720 - 14 * i, f"Line {i} of the body text about patient admissions.")
-        pdf.save()
-    (job,) = parse_path(tmp_path / "job.pdf", "job.pdf")
-    (named,) = parse_path(tmp_path / "named.pdf", "named.pdf")
+    y = 760.0
+    for text, font, size in lines:
+        pdf.setFont(font, size)
+        pdf.drawString(72, y, text)
+        y -= size * 1.2 + 2
+    pdf.save()
+    (doc,) = parse_path(path, path.name)
+    return doc
+
+
+BODY = [(f"Sentence {i} of the body about patient admissions.", "Helvetica", 10) for i in range(16)]
+
+
+def test_a_metadata_title_without_a_word_gives_way_to_the_title_on_the_page(tmp_path):
+    page = [("Quality of care in a district hospital", "Helvetica-Bold", 18), *BODY]
+    job = _titled_pdf(tmp_path / "job.pdf", page, "6489122611071476 1..10")
+    named = _titled_pdf(tmp_path / "named.pdf", page, "2007 Instruction 1040-NR")
     assert job.title == "Quality of care in a district hospital"
     assert named.title == "2007 Instruction 1040-NR"
 
 
 def test_a_title_set_in_large_type_names_a_pdf_without_metadata(tmp_path):
-    from reportlab.pdfgen import canvas
-
-    from parsers.registry import parse_path
-
-    pdf = canvas.Canvas(str(tmp_path / "report.pdf"))
-    pdf.setFont("Helvetica-Bold", 60)
-    pdf.drawString(72, 740, "Redpaper")  # a brand word alone in the largest type
-    pdf.setFont("Helvetica", 24)
-    pdf.drawString(72, 680, "Understanding the barriers to setting up")
-    pdf.drawString(72, 652, "a quality improvement process")
-    pdf.setFont("Helvetica-Bold", 12)
-    pdf.drawString(72, 600, "Abstract")
-    pdf.setFont("Helvetica", 10)
-    for i in range(20):
-        pdf.drawString(72, 580 - 14 * i, f"Sentence {i} of the abstract about admissions and staffing.")
-    pdf.save()
-    (doc,) = parse_path(tmp_path / "report.pdf", "report.pdf")
+    page = [
+        ("Redpaper", "Helvetica-Bold", 60),  # a brand word alone in the largest type
+        ("Understanding the barriers to setting up", "Helvetica", 24),
+        ("a quality improvement process", "Helvetica", 24),
+        ("Abstract", "Helvetica-Bold", 12),
+        *BODY,
+    ]
+    doc = _titled_pdf(tmp_path / "report.pdf", page)
     assert doc.title == "Understanding the barriers to setting up a quality improvement process"

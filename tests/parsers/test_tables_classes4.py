@@ -123,6 +123,20 @@ REPORT_LABELS = ("Region", "Units", "Revenue", "Margin")
 RIGHTS = (200, 280, 360)
 
 
+def _report_then_prose(c, path, y: float) -> list[str]:
+    """Draw the report's label row and items from ``y`` down on canvas ``c``, save it to ``path``
+    and return the text of every block that is not a table (what became prose)."""
+    c.setFont("Helvetica", 9)
+    for row in (REPORT_LABELS, *ITEMS):
+        c.drawString(60, y, row[0])
+        for cell, right in zip(row[1:], RIGHTS, strict=True):
+            c.drawString(right - c.stringWidth(cell, "Helvetica", 9), y, cell)
+        y -= 12
+    c.save()
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    return [" ".join(b.text.split()) for b in doc.blocks if b.table is None]
+
+
 def _report(path: Path, above: Sequence[str], x: float, font: str, leading: float = 12) -> list[str]:
     """``above`` set from ``x`` (flush left at the table's left edge: 60) over a table (label
     column at 60, figures right-aligned at 200 / 280 / 360), at ``leading`` points; returns the
@@ -133,15 +147,7 @@ def _report(path: Path, above: Sequence[str], x: float, font: str, leading: floa
         c.setFont(font, 9)
         c.drawString(x, y, text)
         y -= leading
-    c.setFont("Helvetica", 9)
-    for row in (REPORT_LABELS, *ITEMS):
-        c.drawString(60, y, row[0])
-        for text, right in zip(row[1:], RIGHTS, strict=True):
-            c.drawString(right - c.stringWidth(text, "Helvetica", 9), y, text)
-        y -= 12
-    c.save()
-    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
-    return [" ".join(b.text.split()) for b in doc.blocks if b.table is None]
+    return _report_then_prose(c, path, y)
 
 
 @pytest.mark.parametrize(
@@ -256,15 +262,7 @@ def _spaced_report(path: Path, title: str, wordspace: float, x: float = 60) -> l
     text.textLine(title)
     c.drawText(text)
     y -= 12
-    c.setFont("Helvetica", 9)
-    for row in (REPORT_LABELS, *ITEMS):
-        c.drawString(60, y, row[0])
-        for cell, right in zip(row[1:], RIGHTS, strict=True):
-            c.drawString(right - c.stringWidth(cell, "Helvetica", 9), y, cell)
-        y -= 12
-    c.save()
-    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
-    return [" ".join(b.text.split()) for b in doc.blocks if b.table is None]
+    return _report_then_prose(c, path, y)
 
 
 SPACED_TITLES = ["Sales by region, fiscal year 2016", "Units and revenue by region, all stores"]
