@@ -47,6 +47,7 @@ from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
 from indexers.ranking.collapse import CollapsePolicy, collapse_keys
 from indexers.ranking.collapse import check_policy as check_collapse
 from indexers.ranking.collapse import collapse as collapse_positions
+from indexers.ranking.definitions import defined_rows
 from indexers.ranking.fusion import rrf
 from indexers.ranking.options import Mode, SearchOptions
 from indexers.ranking.policy import TEST_CODE_PATH, Ranked
@@ -386,7 +387,8 @@ class HybridIndex:
         if fused:
             exact = self._exact_rows(query, results.get("bm25"), df) if self.evidence_tiers else None
             in_tests = policy.is_test_code_row(self.test_code_paths, place_of)
-            ranking, factors = policy.fuse(results, fusion, weights, exact, test_code_weight, in_tests)
+            named = defined_rows(query, known) if exact is not None and self.graph_file.has_code else None
+            ranking, factors = policy.fuse(results, fusion, weights, exact, test_code_weight, in_tests, named)
         else:
             ranking = policy.one_side(results)
         places = policy.places(ranking, place_of, collapse, k, self.kind_floor if fused else 0)

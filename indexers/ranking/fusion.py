@@ -110,11 +110,15 @@ def promote(
     exact_rows: Mapping[int, str] | None = None,
     weights: Mapping[str, float] | None = None,
     agree_depth: int | None = None,
+    defined: Mapping[int, str] | None = None,
 ) -> list[Fused]:
     """``ranking`` with the candidates that every side in ``sides`` (at least two, each weighted at
-    least AGREE_MIN_WEIGHT of the heaviest: ``voters``) ranks within ``agree_depth`` and the
-    ``exact_rows`` (row -> the rare exact term it holds) in a first tier; stable otherwise."""
+    least AGREE_MIN_WEIGHT of the heaviest: ``voters``) ranks within ``agree_depth``, the
+    ``exact_rows`` (row -> the rare exact term it holds) and the ``defined`` rows (row -> the
+    identifier the query names that the row's code symbol defines: definitions.py) in a first
+    tier; stable otherwise."""
     exact_rows = exact_rows or {}
+    defined = defined or {}
     depth = AGREE_DEPTH if agree_depth is None else agree_depth
     counted = voters(sides, weights)
     out = []
@@ -124,6 +128,8 @@ def promote(
             item = replace(item, tier=-1, evidence="agree")
         elif item.row in exact_rows:
             item = replace(item, tier=-1, evidence=f"exact:{exact_rows[item.row]}")
+        elif item.row in defined:
+            item = replace(item, tier=-1, evidence=f"defines:{defined[item.row]}")
         out.append(item)
     return sorted(out, key=lambda f: (f.tier, -f.score, min(f.ranks.values()), f.row))
 

@@ -203,11 +203,12 @@ def fuse(
     exact: Mapping[int, str] | None,
     test_code_weight: float = 1.0,
     is_test: Callable[[int], bool] | None = None,
+    defined: Mapping[int, str] | None = None,
 ) -> tuple[list[Fused], dict[int, float]]:
     """Both sides' chunks fused by ``fusion`` (weighted standard scores or weighted RRF); with
-    ``exact`` (None: the evidence tiers are off) the agreement and exact-term candidates first
-    (fusion.promote); the rows ``is_test`` says are test code demoted by ``test_code_weight``
-    (adjust.demote). (ranking, row -> factor)."""
+    ``exact`` (None: the evidence tiers are off) the agreement, exact-term and ``defined``
+    (definitions.defined_rows) candidates first (fusion.promote); the rows ``is_test`` says are
+    test code demoted by ``test_code_weight`` (adjust.demote). (ranking, row -> factor)."""
     # chunks, not places: fusing each side's ranks of places (a page's rank = its best chunk's
     # among pages) lost code questions (docs/EVALUATION.md, issue 22)
     if fusion.method == "rrf":
@@ -215,7 +216,7 @@ def fuse(
     else:
         ranking = zscore(results, weights)
     if exact is not None:
-        ranking = promote(ranking, list(results), exact, weights)
+        ranking = promote(ranking, list(results), exact, weights, defined=defined)
     if test_code_weight != 1.0 and is_test is not None:
         return demote(ranking, len(ranking), test_code_weight, is_test)
     return ranking, {}
