@@ -195,6 +195,8 @@ class Plan:
     removed: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     reuse: dict[str, DocumentRecord] = field(default_factory=dict)  # unchanged files, not re-parsed
+    # unchanged files parsed again because their parser's output version moved: parser -> files
+    reparsed: dict[str, int] = field(default_factory=dict)
     previous: str | None = None
     source: PreviousBuild | None = field(default=None, repr=False)  # where ``reuse`` chunks come from
     ignored: Ignored = field(default_factory=Ignored)  # what .gitignore / .docmillignore left out
@@ -220,6 +222,7 @@ class Plan:
             "removed": self.removed,
             "unchanged": len(self.unchanged),
             "parsed": [ref.rel_path for ref in self.to_parse],
+            "reparsed": dict(self.reparsed),
             "ignored": {"files": self.ignored.files, "folders": self.ignored.folders},
         }
 
@@ -249,8 +252,11 @@ def plan(refs: Sequence[SourceRef], previous: PreviousBuild | None, full_rebuild
             result.changed.append(ref.rel_path)
             continue
         result.unchanged.append(ref.rel_path)
-        if full_rebuild or not previous.reusable or old.parser in previous.stale_parsers:
-            continue  # parsed again: other settings, or its parser's output changed since
+        if full_rebuild or not previous.reusable:
+            continue  # parsed again: asked to, or other settings
+        if old.parser in previous.stale_parsers:  # parsed again: its parser's output changed since
+            result.reparsed[old.parser] = result.reparsed.get(old.parser, 0) + 1
+            continue
         if previous.live_chunks(ref.rel_path) == old.chunks:
             result.reuse[ref.rel_path] = dataclasses.replace(old)
     now = set(result.hashes)

@@ -46,6 +46,8 @@ class IngestReport:
     empty_files: list[str] = field(default_factory=list)
     # left out by .gitignore / .docmillignore (not in ``documents``, not an error)
     ignored: Ignored = field(default_factory=Ignored)
+    # unchanged files parsed again because their parser's output version moved: parser -> files
+    reparsed: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
         """One line; empty files (status "empty" in the manifest, not an error, not a failure under
@@ -54,11 +56,22 @@ class IngestReport:
         action = "published" if self.published else "nothing changed, kept"
         empty = f"{self.empty} indexed empty, " if self.empty else ""
         return (
-            f"{self.indexed} indexed, {empty}{self.skipped} skipped of {self.documents} files "
-            f"({self.added} added, "
-            f"{self.changed} changed, {self.removed} removed, {self.unchanged} unchanged); {self.chunks} "
-            f"chunks ({self.embedded} embedded); {self.seconds:.1f} s; {action} build {self.build}"
-        ) + (f"; {self.ignored.describe()}" if self.ignored else "")
+            (
+                f"{self.indexed} indexed, {empty}{self.skipped} skipped of {self.documents} files "
+                f"({self.added} added, "
+                f"{self.changed} changed, {self.removed} removed, {self.unchanged} unchanged); {self.chunks} "
+                f"chunks ({self.embedded} embedded); {self.seconds:.1f} s; {action} build {self.build}"
+            )
+            + (f"; {self.ignored.describe()}" if self.ignored else "")
+            + self._reparsed()
+        )
+
+    def _reparsed(self) -> str:
+        """Why unchanged files were parsed: a parser's new output version (a docmill upgrade)."""
+        if not self.reparsed:
+            return ""
+        parts = ", ".join(f"{n} {name}" for name, n in sorted(self.reparsed.items()))
+        return f"; parsed again for a new parser version: {parts} unchanged files"
 
     def to_json(self) -> dict[str, Any]:
         """The `docmill ingest --json` shape (issue 6); the flow returns the same dict."""
@@ -72,6 +85,7 @@ class IngestReport:
             "chunks": self.chunks,
             "seconds": round(self.seconds, 3),
             "build": self.build,
+            "reparsed": dict(self.reparsed),
         }
 
 
@@ -114,6 +128,7 @@ def with_plan(
         published=published,
         previous_build=the_plan.previous,
         ignored=the_plan.ignored,
+        reparsed=dict(the_plan.reparsed) if published else {},
         seconds=time.perf_counter() - started,
     )
 

@@ -31,10 +31,16 @@ def test_a_parser_with_a_new_version_parses_its_unchanged_files_again(
     again = run_ingest([tree_copy], index, hash_config, embedder=hash_embedder)
     assert again.published and again.parsed == len(markdown) and again.unchanged == 5
     assert again.embedded == 0 and not hash_embedder.encoded  # same chunk texts: vectors reused
+    # the report says why unchanged files were parsed (a scheduled job's log, `--json`, the manifest)
+    assert again.reparsed == {"markdown": len(markdown)} and again.to_json()["reparsed"] == again.reparsed
+    assert f"parsed again for a new parser version: {len(markdown)} markdown" in again.summary()
+    incremental_summary = Manifest.read(IndexStore(index).current_build()).extra["incremental"]
+    assert incremental_summary["reparsed"] == {"markdown": len(markdown)}
     stored = Manifest.read(IndexStore(index).current_build()).extra["reuse_key"]["parsers"]
     assert stored["markdown"] == PARSER_VERSIONS["markdown"]
     settled = run_ingest([tree_copy], index, hash_config, embedder=hash_embedder)
     assert settled.parsed == 0 and not settled.published  # the new version is recorded: no-op again
+    assert settled.reparsed == {} and "parsed again" not in settled.summary()
 
 
 def test_a_build_from_before_parser_versions_is_parsed_again_once(
@@ -49,6 +55,7 @@ def test_a_build_from_before_parser_versions_is_parsed_again_once(
     hash_embedder.encoded.clear()
     again = run_ingest([tree_copy], index, hash_config, embedder=hash_embedder)
     assert again.published and again.parsed == 5 and again.embedded == 0
+    assert sum(again.reparsed.values()) == 5  # every file, for the versions it was never parsed with
     assert run_ingest([tree_copy], index, hash_config, embedder=hash_embedder).parsed == 0
 
 
