@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 
 from indexers.build.places import Place
-from indexers.ranking.fusion import _QUOTED, _RAW_TOKEN
+from indexers.ranking.fusion import written_terms
 
 MAX_DEFINITIONS = 2
 # written as an identifier: a snake_case word, a dotted name, camelCase, or a call
@@ -29,10 +29,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 def named_identifiers(query: str) -> list[str]:
     """The identifiers ``query`` writes: quoted or in backticks, or marked as code (``_``, an
     inner ``.``, camelCase, ``()``); plain words and acronyms ("URL", "Session") are not."""
-    found = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
-    found += [t for t in _RAW_TOKEN.findall(query) if _MARKED.search(t.strip("."))]
     names = []
-    for token in found:
+    for token in written_terms(query, lambda t: bool(_MARKED.search(t.strip(".")))):
         name = token.strip().strip(".").removesuffix("()")
         if _IDENTIFIER.fullmatch(name) and max(len(part) for part in name.split(".")) > 1:
             names.append(name)  # "e.g." and "i.e." are no names

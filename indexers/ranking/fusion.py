@@ -20,7 +20,7 @@ not know the term.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 
@@ -83,15 +83,20 @@ _NAME = re.compile(r"^[A-Z][a-z]")  # a capitalised word: a name (or a sentence'
 NAMES = True  # experiments (bench/ranking_lab.py +nonames)
 
 
+def written_terms(query: str, marked: Callable[[str], bool]) -> list[str]:
+    """What ``query`` puts in backticks or quotes, then its other tokens that ``marked`` accepts
+    (each token given without its edge dots), in order: the terms a user copied rather than
+    paraphrased (``exact_looking`` here, definitions.named_identifiers)."""
+    found = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
+    return found + [t.strip(".") for t in _RAW_TOKEN.findall(query) if marked(t)]
+
+
 def exact_looking(query: str) -> list[str]:
     """The parts of ``query`` written like an identifier, a name with a digit or a number, or put
     in backticks or quotes: what a user copies from a document rather than paraphrases."""
-    found = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
-    found += [
-        t.strip(".")
-        for t in _RAW_TOKEN.findall(query)
-        if _EXACT_LOOKING.search(t.strip(".")) or (NAMES and _NAME.search(t))
-    ]
+    found = written_terms(
+        query, lambda t: bool(_EXACT_LOOKING.search(t.strip(".")) or (NAMES and _NAME.search(t)))
+    )
     return [t for t in dict.fromkeys(found) if t]
 
 
