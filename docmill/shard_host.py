@@ -154,11 +154,13 @@ class ShardSearcher:
         the coordinator checks them over the union of the shards, as one index checks its own."""
         return filtering.held_values(self.current().chunks.all(), filters)
 
-    def coverage(self, terms: Sequence[str], row: int, corpus: CorpusStats, df: Mapping[str, int]) -> float:
-        """Share of the query's corpus idf mass that row ``row`` holds (HybridIndex's per-query
-        BM25 weight for code corpora)."""
+    def coverage(
+        self, terms: Sequence[str], rows: Sequence[int], corpus: CorpusStats, df: Mapping[str, int]
+    ) -> list[float]:
+        """Share of the query's corpus idf mass that each of ``rows`` holds (HybridIndex's per-query
+        BM25 weight for code corpora; abstain.best_coverage over BM25's top hits)."""
         index = self.current()
-        return self._scorer(index, corpus).coverage_many(terms, [row], df=df)[0]
+        return self._scorer(index, corpus).coverage_many(terms, rows, df=df)
 
     def chunks(self, build: str, rows: Sequence[int]) -> list[Chunk]:
         """The chunks of ``rows`` of ``build`` (the build a search answered from: this one or the

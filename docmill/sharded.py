@@ -281,28 +281,20 @@ class ShardedIndex:
             if not bm25:
                 return 0.0
             name, row = self._locate(bm25[0][0])
-            answer, _ = self._fan("coverage", {name: (run.terms, row, run.corpus, run.df)}, run.timeout)
-            return float(answer.get(name, 0.0))
+            answer, _ = self._fan("coverage", {name: (run.terms, [row], run.corpus, run.df)}, run.timeout)
+            return float(answer.get(name, [0.0])[0])
 
         return policy.query_weights(weights, float(power) if power is not None else None, coverage, run.notes)
 
     def _best_coverage(self, run: SearchRun, bm25: Ranked) -> float:
-        """abstain.best_coverage over the shards: each of BM25's top COVERAGE_DEPTH rows asked of
-        its shard, a row per shard at a time."""
-        rows = [self._locate(row) for row, _ in bm25[:COVERAGE_DEPTH]]
-        best = 0.0
-        while rows:
-            calls: dict[str, tuple[Any, ...]] = {}
-            later = []
-            for name, row in rows:
-                if name in calls:
-                    later.append((name, row))
-                else:
-                    calls[name] = (run.terms, row, run.corpus, run.df)
-            answer, _ = self._fan("coverage", calls, run.timeout)
-            best = max([best, *(float(value) for value in answer.values())])
-            rows = later
-        return best
+        """abstain.best_coverage over the shards: BM25's top COVERAGE_DEPTH rows, each shard asked
+        for its own in one call."""
+        rows: dict[str, list[int]] = {}
+        for name, row in (self._locate(row) for row, _ in bm25[:COVERAGE_DEPTH]):
+            rows.setdefault(name, []).append(row)
+        calls = {name: (run.terms, mine, run.corpus, run.df) for name, mine in rows.items()}
+        answer, _ = self._fan("coverage", calls, run.timeout)
+        return max((float(value) for values in answer.values() for value in values), default=0.0)
 
     def _locate(self, row: int) -> tuple[str, int]:
         return self.names[row >> ROW_BITS], row & ((1 << ROW_BITS) - 1)
