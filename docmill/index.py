@@ -193,10 +193,12 @@ class HybridIndex:
         )
         results, df, readable, noise = self._run_sides(query, options, weights, notes, allowed)
         lexical, cosine = self.evidence(query, results if readable else _without_vector(results), df)
-        short = is_short(self._terms(query))
-        coverage = None  # no BM25 side (vector mode): the coverage weight goes to the cosine
-        if cosine is not None and "bm25" in results and self.abstain_model.reads_coverage(short):
-            coverage = best_coverage(self.bm25, self._terms(query), [row for row, _ in results["bm25"]])
+        terms = self._terms(query)
+        short = is_short(terms)
+        coverage = policy.coverage_evidence(
+            self.abstain_model, cosine, results, short,
+            lambda bm25: best_coverage(self.bm25, terms, [row for row, _ in bm25]),
+        )  # fmt: skip
         confidence, reason = policy.verdict(
             self.abstain_model, lexical, cosine, noise, options.abstain, notes, short, coverage
         )

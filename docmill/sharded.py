@@ -165,9 +165,9 @@ class ShardedIndex:
         lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
         cosine = policy.top_cosine(results, run.readable)
         short = is_short(run.terms)
-        coverage = None
-        if cosine is not None and "bm25" in results and self.abstain_model.reads_coverage(short):
-            coverage = self._best_coverage(run, results["bm25"])
+        coverage = policy.coverage_evidence(
+            self.abstain_model, cosine, results, short, lambda bm25: self._best_coverage(run, bm25)
+        )
         confidence, reason = policy.verdict(
             self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, short, coverage
         )

@@ -161,6 +161,22 @@ def verdict(
     return confidence, ("; ".join(notes[-2:]) if noise else model.reason(lexical, cosine, short, coverage))
 
 
+def coverage_evidence(
+    model: AbstainModel,
+    cosine: float | None,
+    results: Mapping[str, Ranked],
+    short: bool,
+    read: Callable[[Ranked], float],
+) -> float | None:
+    """Abstain v6's coverage evidence where the judgement weighs it: with a cosine (both sides
+    judge), a BM25 side (``read`` of its ranked hits: abstain.best_coverage) and a build that gives
+    coverage a weight; else None, so its weight goes to the cosine (mode vector has no BM25)."""
+    bm25 = results.get("bm25")
+    if cosine is None or bm25 is None or not model.reads_coverage(short):
+        return None
+    return read(bm25)
+
+
 def exact_rows(
     query: str,
     bm25_hits: Ranked | None,
