@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chunkers.sizing import count_tokens
+from chunkers.prose import introduces
+from chunkers.sizing import count_tokens, join_limit
 
 MIN_CHARS = 20  # a prose chunk shorter than this (stripped) is a fragment (80 and 40 cost retrieval figures)
 FRAGMENTS_VERSION = "merge-v4"  # part of the chunk reuse key: a change re-chunks every file
@@ -41,7 +42,7 @@ def _is_fragment(fields: dict) -> bool:
 
 
 def _introduces(fields: dict) -> bool:
-    return fields["text"].rstrip().endswith((":", "："))
+    return introduces(fields["text"])
 
 
 def _is_lead_in(fields: dict) -> bool:
@@ -57,7 +58,7 @@ def _can_join(fragment: dict, other: dict | None, max_tokens: int) -> bool:
     if other["lines"] is None or fragment["lines"] is None:
         return False
     size = count_tokens(fragment["text"]) + count_tokens(other["text"])
-    return size <= max_tokens + max_tokens // 5
+    return size <= join_limit(max_tokens)
 
 
 def _span(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:

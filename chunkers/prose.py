@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import groupby
 
-from chunkers.sizing import count_tokens, pack, split_sentences
+from chunkers.sizing import count_tokens, join_limit, pack, split_sentences
 from parsers.model import Block
 from parsers.scripts import han_count
 
@@ -71,9 +71,14 @@ def _lead_in(current: list[Block], unit: Block, n: int, max_tokens: int) -> list
     the end of this one, cut off from the list, table or code it announces. Same page only; the
     two may exceed ``max_tokens`` by a fifth, as joined fragments may (fragments.py)."""
     last = current[-1]
-    if last.page != unit.page or not last.text.rstrip().endswith((":", "：")):
+    if last.page != unit.page or not introduces(last.text):
         return []
-    return [last] if count_tokens(last.text) + n <= max_tokens + max_tokens // 5 else []
+    return [last] if count_tokens(last.text) + n <= join_limit(max_tokens) else []
+
+
+def introduces(text: str) -> bool:
+    """``text`` ends in a colon: it introduces what follows ("例如：", "three things happen:")."""
+    return text.rstrip().endswith((":", "："))
 
 
 def _piece(units: list[Block]) -> Piece:

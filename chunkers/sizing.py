@@ -38,6 +38,13 @@ class ChunkOptions:
             raise ValueError(f"ChunkOptions.max_tokens must be >= 16, got {self.max_tokens}")
 
 
+def join_limit(max_tokens: int) -> int:
+    """How big two pieces joined as one may be (a lead-in and what it introduces, a fragment and
+    its neighbour: chunkers/fragments.py, prose.py): ``max_tokens`` and a fifth, which stays
+    within the embedding models' windows (the token estimate errs long)."""
+    return max_tokens + max_tokens // 5
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences with their trailing punctuation; whitespace between them dropped."""
     parts = [p.strip() for p in _SENTENCE_END.split(text)]
