@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -174,9 +173,6 @@ def read_outcome(pdf: pdfplumber.PDF, index: int, options: ParseOptions) -> Page
         page.close()  # drop pdfminer's cached layout: long files stay flat in memory
 
 
-_WORD = re.compile(r"[^\W\d_]{2}")  # two letters in a row, any script ("NR", "报告")
-
-
 def _info_title(pdf: pdfplumber.PDF) -> str | None:
     raw = pdf.metadata.get("Title") if isinstance(pdf.metadata, dict) else None
     if isinstance(raw, bytes):
@@ -185,7 +181,7 @@ def _info_title(pdf: pdfplumber.PDF) -> str | None:
         return None
     title = " ".join(raw.split())
     junk = ("untitled", "microsoft word", ".doc", ".pdf", ".tex", "powerpoint")
-    if not title or any(j in title.lower() for j in junk) or not _WORD.search(title):
+    if not title or any(j in title.lower() for j in junk) or not layout.LETTER_WORD.search(title):
         return None  # a typesetting job id ("6489122611071476 1..10") names nothing: no word in it
     return title
 

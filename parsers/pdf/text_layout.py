@@ -294,6 +294,14 @@ def find_furniture(pages: Sequence[Sequence[Segment]], page_heights: Sequence[fl
     return {k for k, n in seen.items() if n >= need}
 
 
+LETTER_WORD = re.compile(r"[^\W\d_]{2,}")  # two letters or more in a row, any script ("NR", "报告")
+
+
+def reads_as_words(text: str) -> bool:
+    """At least two words of letters: a title, not a number, a code or a brand word alone."""
+    return len(LETTER_WORD.findall(text)) >= 2
+
+
 def running_title(first_page: Sequence[Segment], height: float, furniture: set[str]) -> str | None:
     """The running header that names the document, if any: of the ``furniture`` lines (from
     ``find_furniture``) in the first page's top margin, the one in the largest type that reads as
@@ -305,7 +313,7 @@ def running_title(first_page: Sequence[Segment], height: float, furniture: set[s
         if s.bottom <= 0.12 * height
         and furniture_key(s.text) in furniture
         and not is_page_number(s.text)
-        and len(re.findall(r"[^\W\d_]{2,}", s.text)) >= 2
+        and reads_as_words(s.text)
         and not _DIGITS.search(s.text)
     ]
     if not candidates:
@@ -331,7 +339,7 @@ def first_page_title(first_page: Sequence[Segment], furniture: set[str]) -> str 
     for size in sorted({round(s.size, 1) for s in lines if s.size >= TITLE_SIZE_RATIO * body}, reverse=True):
         run = _title_run(sorted((s for s in lines if abs(s.size - size) <= 0.5), key=lambda s: (s.top, s.x0)))
         text = " ".join(s.text.strip() for s in run)
-        if len(re.findall(r"[^\W\d_]{2,}", text)) >= 2:
+        if reads_as_words(text):
             return text
     return None
 
