@@ -63,7 +63,7 @@ from parsers.pdf.tables.ruled_grid import (
     upright_cell,
 )
 from parsers.pdf.tables.ruled_grid import drop_empty_lines as drop_empty_lines
-from parsers.pdf.tables.ruled_rows import cut_boxes, row_cuts
+from parsers.pdf.tables.ruled_rows import GROUPED_STACKED, cut_boxes, row_cuts
 from parsers.pdf.tables.ruled_subcolumns import column_cuts, cut_columns
 from parsers.pdf.tables.rules import (
     MIN_SHADE,
@@ -78,6 +78,7 @@ from parsers.pdf.tables.rules import (
     union,
     upright_transform,
 )
+from parsers.pdf.tables.underlines import underline_edges
 
 _SETTINGS = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
 # a grid where fewer cells than this hold text is a chart or a figure drawn with lines, not a table
@@ -122,10 +123,17 @@ def table_from_cells(
         xs, ys, placed, per_cell = read
     sub = column_cuts(placed, per_cell)
     if sub:  # ruled columns holding sub-columns of words (a group label over them): cut as if ruled
+        one_column = len(xs) == 2
         read = _read_grid(cut_columns(placed, per_cell, sub), inside, angle)
         if read is None:
             return None
         xs, ys, placed, per_cell = read
+        cuts = row_cuts(placed, per_cell, len(ys) - 1, GROUPED_STACKED) if one_column else {}
+        if cuts:  # a frame of horizontal rules only (booktabs) ruled between groups of rows
+            read = _read_grid(cut_boxes(placed, cuts), inside, angle)
+            if read is None:
+                return None
+            xs, ys, placed, per_cell = read
     texts = [cell_text(cs) for cs in per_cell]
     title, keep = _boxed_caption(placed, texts, xs, ys, () if angle else bands)
     if title is not None:
@@ -263,7 +271,9 @@ def find_tables(page: Any) -> list[PageTable]:
     if seams:  # shading bands meeting without a rule: their common edge is not a ruling line
         edges = [e for i, e in enumerate(edges) if i not in seams]
     dashed_v, dashed_h = dashed_rules(edges)
-    verticals, horizontals = frame_lines_upright([*edges, *dashed_v, *dashed_h], dominant_angle(page.chars))
+    under = underline_edges(edges, page.chars)  # links' underlines: text, no rule to imply a frame from
+    framing = [e for i, e in enumerate(edges) if i not in under] if under else edges
+    verticals, horizontals = frame_lines_upright([*framing, *dashed_v, *dashed_h], dominant_angle(page.chars))
     settings = {
         **_SETTINGS,
         "explicit_vertical_lines": [*dashed_v, *verticals],
