@@ -237,3 +237,48 @@ def test_group_label_over_a_stub_column_sits_over_the_figures(tmp_path: Path) ->
     assert rows[0] == ("", "Before", "", "", "After", "", "")
     assert rows[1] == ("", "ALL", "SEQ", "DEV", "ALL", "SEQ", "DEV")
     assert rows[2:] == RESULTS
+
+
+# --- a subscript set against small capitals ------------------------------------------------------
+
+
+def _small_caps_rows(path: Path, gap: float) -> list[tuple[str, ...]]:
+    """An unruled results table whose row labels are model names in small capitals (a capital at
+    9 pt, the rest at 7.2 pt) with a subscript at 6.4 pt set ``gap`` points after them."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    y = HEIGHT - 120
+    rows = [("Model", "ALL", "SEQ", "DEV")]
+    c.setFont("Times-Roman", 9)
+    c.drawString(60, y, "Model")
+    for x, text in zip((160, 210, 260), rows[0][1:], strict=True):
+        c.drawRightString(x, y, text)
+    for k, (name, sub) in enumerate(
+        (("BERT", "BASE"), ("TAPAS", "BASE"), ("TAPAS", "LARGE"), ("ROBERTA", "BASE"))
+    ):
+        y -= 12
+        x = 60.0
+        c.setFont("Times-Roman", 9)
+        c.drawString(x, y, name[0])
+        x += c.stringWidth(name[0], "Times-Roman", 9)
+        c.setFont("Times-Roman", 7.2)
+        c.drawString(x, y, name[1:])
+        x += c.stringWidth(name[1:], "Times-Roman", 7.2) + gap
+        c.setFont("Times-Roman", 6.4)
+        c.drawString(x, y - 1.5, sub)
+        figures = [f"{50 + 7 * k + j:.1f}" for j in range(3)]
+        c.setFont("Times-Roman", 9)
+        for fx, text in zip((160, 210, 260), figures, strict=True):
+            c.drawRightString(fx, y, text)
+        rows.append((name + (sub if gap < 1 else " " + sub), *figures))
+    c.save()
+    return rows
+
+
+@pytest.mark.parametrize("gap", [0.0, 2.5])
+def test_a_subscript_against_small_capitals_is_one_word(tmp_path: Path, gap: float) -> None:
+    """A subscript set right against a small-capitals name ("TAPAS" + "BASE", sizes 11 % apart) is
+    part of the name: "TAPASBASE". On main "TAPAS BASE" (sizes that close were kept apart as an
+    OCR'd layer's words). With a space's gap between them (2.5 pt): two words, a guard."""
+    path = tmp_path / "caps.pdf"
+    rows = _small_caps_rows(path, gap)
+    assert _tables(path) == [rows]
