@@ -271,9 +271,12 @@ def find_tables(page: Any) -> list[PageTable]:
     if seams:  # shading bands meeting without a rule: their common edge is not a ruling line
         edges = [e for i, e in enumerate(edges) if i not in seams]
     dashed_v, dashed_h = dashed_rules(edges)
-    under = underline_edges(edges, page.chars)  # links' underlines: text, no rule to imply a frame from
-    framing = [e for i, e in enumerate(edges) if i not in under] if under else edges
-    verticals, horizontals = frame_lines_upright([*framing, *dashed_v, *dashed_h], dominant_angle(page.chars))
+    angle = dominant_angle(page.chars)
+    verticals, horizontals = frame_lines_upright([*edges, *dashed_v, *dashed_h], angle)
+    under = underline_edges(edges, page.chars) if verticals or horizontals else set()
+    if under:  # links' underlines are text: no rule to imply a frame line from
+        framing = [e for i, e in enumerate(edges) if i not in under]
+        verticals, horizontals = frame_lines_upright([*framing, *dashed_v, *dashed_h], angle)
     settings = {
         **_SETTINGS,
         "explicit_vertical_lines": [*dashed_v, *verticals],
