@@ -243,7 +243,7 @@ def _group_labels_first(table: unruled.UnruledTable, ruled: tables.PageTable) ->
         for group in (g for g in groups if len(g) >= 2):
             filled = [j for j in group if rows[r][j].strip()]
             first = group[1] if group[0] == 0 else group[0]  # a group label spans values, not the stub
-            if len(filled) == 1 and filled[0] != first:
+            if len(filled) == 1 and filled[0] not in (0, first):  # the stub's own head stays
                 rows[r][first], rows[r][filled[0]] = rows[r][filled[0]], ""
     return tuple(tuple(r) for r in rows)
 
