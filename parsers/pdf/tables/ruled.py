@@ -123,17 +123,10 @@ def table_from_cells(
         xs, ys, placed, per_cell = read
     sub = column_cuts(placed, per_cell)
     if sub:  # ruled columns holding sub-columns of words (a group label over them): cut as if ruled
-        one_column = len(xs) == 2
-        read = _read_grid(cut_columns(placed, per_cell, sub), inside, angle)
+        read = _sub_columns(read, sub, inside, angle)
         if read is None:
             return None
         xs, ys, placed, per_cell = read
-        cuts = row_cuts(placed, per_cell, len(ys) - 1, GROUPED_STACKED) if one_column else {}
-        if cuts:  # a frame of horizontal rules only (booktabs) ruled between groups of rows
-            read = _read_grid(cut_boxes(placed, cuts), inside, angle)
-            if read is None:
-                return None
-            xs, ys, placed, per_cell = read
     texts = [cell_text(cs) for cs in per_cell]
     title, keep = _boxed_caption(placed, texts, xs, ys, () if angle else bands)
     if title is not None:
@@ -157,6 +150,23 @@ def table_from_cells(
     width = (xs[-1] - xs[0]) or 1.0
     columns = tuple(round((x - xs[0]) / width, 3) for x in xs)
     return Table(tuple(tuple(r) for r in rows), header, title, names), columns
+
+
+Grid = tuple[list[float], list[float], list[GridCell], list[list[Char]]]
+
+
+def _sub_columns(read: Grid, sub: Any, inside: Sequence[Char], angle: int) -> Grid | None:
+    """The grid with its ruled columns cut at ``sub`` (``column_cuts``); a frame that had no
+    vertical rule inside (booktabs: horizontal rules only) is then cut into rows too where its
+    bands, ruled between groups of rows, stack two figures a column (``GROUPED_STACKED``)."""
+    xs, _, placed, per_cell = read
+    one_column = len(xs) == 2
+    again = _read_grid(cut_columns(placed, per_cell, sub), inside, angle)
+    if again is None or not one_column:
+        return again
+    _, ys, placed, per_cell = again
+    cuts = row_cuts(placed, per_cell, len(ys) - 1, GROUPED_STACKED)
+    return _read_grid(cut_boxes(placed, cuts), inside, angle) if cuts else again
 
 
 def _read_grid(
