@@ -1,7 +1,7 @@
 """Table structure metric: ICDAR-2013-style adjacency relations + strict cell accuracy, docmill vs peers.
 
     PYTHONPATH=. .venv/bin/python bench/table_adjacency.py [--systems docmill,camelot,...]
-        [--half held|fit|all] [--json OUT] [--show-cases] [--set dev|real|real-s9|both]
+        [--half held|fit|all] [--json OUT] [--show-cases] [--set dev|real|real-s9|real-s10|both]
 
 Relations (Göbel et al., ICDAR 2013 table competition): for each non-empty cell, the nearest
 non-empty cell to its right in the same row and the nearest non-empty cell below it in the same
@@ -208,13 +208,14 @@ def generated_cases(root: Path = GENERATED) -> list[Case]:
     ]
 
 
-def real_cases(root: Path = REAL, before: str | None = None) -> list[Case]:
+def real_cases(root: Path = REAL, without: Sequence[str] = ()) -> list[Case]:
     """The real-table dev set (eval/pdf-real/expected.json, cells written by hand from the rendered
     pages; PDFs from eval/pdf-real/fetch.py): ruled and partly ruled tables count as ruled, the
-    rest as unruled; its pages without a table count as table-free pages. ``before="session 10"``
-    leaves out the cases marked ``"added": "session 10"`` (the set as it was up to session 9)."""
+    rest as unruled; its pages without a table count as table-free pages. ``without`` leaves out
+    the cases marked ``"added": <one of them>`` (``("session 10", "session 11")``: the set as it
+    was up to session 9)."""
     data = json.loads((root / "expected.json").read_text())
-    data["cases"] = [c for c in data["cases"] if before is None or c.get("added") != before]
+    data["cases"] = [c for c in data["cases"] if c.get("added") not in without]
     return [
         Case(
             f"real:{c['id']}",
@@ -480,6 +481,9 @@ def report(results: dict[str, dict[str, Any]], halves: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+REAL_WITHOUT = {"real-s9": ("session 10", "session 11"), "real-s10": ("session 11",)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma list of: {', '.join(SYSTEMS)}")
@@ -490,19 +494,19 @@ def main() -> None:
     ap.add_argument(
         "--set",
         default="dev",
-        choices=("dev", "real", "real-s9", "both"),
+        choices=("dev", "real", "real-s9", "real-s10", "both"),
         help="dev: tabula + generated + table-free pages (as before); real: eval/pdf-real only; "
-        "real-s9: eval/pdf-real without the cases added in session 10 (the 64 pages up to then); both",
+        "real-s9 / real-s10: eval/pdf-real as it was up to session 9 (64 pages) / 10 (74 pages); both",
     )
     args = ap.parse_args()
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
     unknown = [n for n in names if n not in SYSTEMS]
     if unknown:
         raise SystemExit(f"unknown system {unknown[0]!r}; expected one of: {', '.join(SYSTEMS)}")
-    only_real = args.set in ("real", "real-s9")
+    only_real = args.set.startswith("real")
     cases = [] if only_real else tabula_cases() + generated_cases()
     cases += [] if args.no_free or only_real else table_free_cases()
-    cases += real_cases(before="session 10" if args.set == "real-s9" else None) if args.set != "dev" else []
+    cases += real_cases(without=REAL_WITHOUT.get(args.set, ())) if args.set != "dev" else []
     n_tables = Counter(("ruled" if t.ruled else "unruled", c.half) for c in cases for t in c.tables)
     print(f"{len(cases)} pages; tables by class/half: {dict(sorted(n_tables.items()))}")
     results = {name: evaluate(SYSTEMS[name](), cases) for name in names}

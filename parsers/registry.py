@@ -30,7 +30,10 @@ PARSER_VERSIONS: dict[str, int] = {
     # 2: a metadata title with no word in it is no title; a title in large type names a PDF.
     # 3: session 10's table classes (tight centred labels, side-by-side tables in line, spaced
     # titles, ruled word sub-columns, shaded record bands, a table beside justified prose)
-    "pdf": 3,
+    # 4: session 11's (link underlines imply no column line, booktabs rows between group rules,
+    # side-by-side booktabs tables, group labels over a stub-including ruled column, a subscript
+    # flush against small capitals joined)
+    "pdf": 4,
     "records": 1,
     "code": 1,
     "text": 1,

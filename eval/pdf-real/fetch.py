@@ -3,8 +3,9 @@ GitHub at the pinned commits into eval/pdf-real/pdfs/, checking each file's SHA-
 
     PYTHONPATH=. .venv/bin/python eval/pdf-real/fetch.py
 
-Offline: with PDF_REAL_MIRRORS=DIR, a file is read from a local clone DIR/<owner>+<name> (git show
-<commit>:<path>) instead of downloaded; the checksum is checked the same way.
+Offline: with PDF_REAL_MIRRORS=DIR, a file is read from a local clone DIR/<owner>+<name> (or its
+repo/ subfolder, as /work/.mirror keeps them; git show <commit>:<path>) instead of downloaded; the
+checksum is checked the same way.
 
 The PDFs are third-party and evaluation-only (licences in expected.json and README.md); they are not
 committed.
@@ -60,6 +61,14 @@ SHA256 = {
     "aaai26-medication.pdf": "70e1b6e9a34fc43d2f893da87f030b732744b2a20047397d8a79728c4bbe5a32",
     "issue-00352-asw-oct96-p41.pdf": "4a73f2d26fa6e7573435c010ddffb9be54eb944f13b8a37ec78e5b0e20026f13",
     "demo2.pdf": "9e94e95637356e1599510436278747d1150a3dfb822233bdc77a9dcb9a4fc6e4",
+    # added in session 11
+    "latex-multicolumn.pdf": "bdb495e95b3e1afae95013099dc59b0cea047f1fa70f677ee9cb33f10faa1c6c",
+    "mineru-unittest-test.pdf": "ae9e3f14cc3bea88dd0ce4e2715b3b03561378501318df61f0889df207aed25b",
+    "issue-598-cmap-other-fonts.pdf": "8f8fa8089a6a244acf5e562198ce9cbef22a2287f7600242413baae5792722dd",
+    "sbc-nv-cigna-ppo-plan-cy.pdf": "272b9ca241225be9b746722d3ce0523c12f34118585edb2e21e64fc580fe693f",
+    "demo1.pdf": "f3b3be345bf2df8979f2491ca9466e078e4fd1d6a216611faa8566e4c44d474b",
+    "demo3.pdf": "7fa1e7e571b093a671c5daff7c1d4838144114ceca80fd57c127537f4da3a5c2",
+    "2023-Jan-economic-outlook.pdf": "08b29418cbd8b0b128bfaeb6aa8f1dee7da62587819bc09cfa1020f4349d9440",
 }
 
 
@@ -67,6 +76,7 @@ def _read(src: dict, url: str) -> bytes:
     mirrors = os.environ.get("PDF_REAL_MIRRORS")
     if mirrors:
         clone = Path(mirrors) / src["repo"].replace("/", "+")
+        clone = clone / "repo" if (clone / "repo").is_dir() else clone  # snapshots keep the git dir in repo/
         show = ["git", "-C", str(clone), "show", f"{src['commit']}:{src['path']}"]
         return subprocess.run(show, check=True, capture_output=True).stdout  # noqa: S603 (fixed argv)
     with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 (pinned https URL)

@@ -225,7 +225,10 @@ def _packed_figures(rows: Sequence[Sequence[str]]) -> bool:
 def _group_labels_first(table: unruled.UnruledTable, ruled: tables.PageTable) -> tuple[tuple[str, ...], ...]:
     """``table``'s rows, each header label that stands alone in a ruled column holding several
     of ``table``'s columns moved to the first of them: the rules say the label spans the group
-    (centred over it, it sat in a middle column), as a label spanning columns sits in the first."""
+    (centred over it, it sat in a middle column), as a label spanning columns sits in the first.
+    A group that begins with the row labels' column (no rule between the stub and the first
+    figures) spans from its second column: a group label stands over figures, the stub's head is
+    no group label."""
 
     def bounds(box: tables.BBox, rel: Sequence[float]) -> list[float]:
         return [box[0] + r * (box[2] - box[0]) for r in rel]
@@ -239,8 +242,9 @@ def _group_labels_first(table: unruled.UnruledTable, ruled: tables.PageTable) ->
     for r in range(min(table.header_rows, len(rows))):
         for group in (g for g in groups if len(g) >= 2):
             filled = [j for j in group if rows[r][j].strip()]
-            if len(filled) == 1 and filled[0] != group[0]:
-                rows[r][group[0]], rows[r][filled[0]] = rows[r][filled[0]], ""
+            first = group[1] if group[0] == 0 else group[0]  # a group label spans values, not the stub
+            if len(filled) == 1 and filled[0] not in (0, first):  # the stub's own head stays
+                rows[r][first], rows[r][filled[0]] = rows[r][filled[0]], ""
     return tuple(tuple(r) for r in rows)
 
 

@@ -63,7 +63,7 @@ from parsers.pdf.tables.ruled_grid import (
     upright_cell,
 )
 from parsers.pdf.tables.ruled_grid import drop_empty_lines as drop_empty_lines
-from parsers.pdf.tables.ruled_rows import cut_boxes, row_cuts
+from parsers.pdf.tables.ruled_rows import GROUPED_STACKED, cut_boxes, row_cuts
 from parsers.pdf.tables.ruled_subcolumns import column_cuts, cut_columns
 from parsers.pdf.tables.rules import (
     MIN_SHADE,
@@ -78,6 +78,7 @@ from parsers.pdf.tables.rules import (
     union,
     upright_transform,
 )
+from parsers.pdf.tables.underlines import underline_edges
 
 _SETTINGS = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
 # a grid where fewer cells than this hold text is a chart or a figure drawn with lines, not a table
@@ -122,7 +123,7 @@ def table_from_cells(
         xs, ys, placed, per_cell = read
     sub = column_cuts(placed, per_cell)
     if sub:  # ruled columns holding sub-columns of words (a group label over them): cut as if ruled
-        read = _read_grid(cut_columns(placed, per_cell, sub), inside, angle)
+        read = _sub_columns(read, sub, inside, angle)
         if read is None:
             return None
         xs, ys, placed, per_cell = read
@@ -149,6 +150,23 @@ def table_from_cells(
     width = (xs[-1] - xs[0]) or 1.0
     columns = tuple(round((x - xs[0]) / width, 3) for x in xs)
     return Table(tuple(tuple(r) for r in rows), header, title, names), columns
+
+
+Grid = tuple[list[float], list[float], list[GridCell], list[list[Char]]]
+
+
+def _sub_columns(read: Grid, sub: Any, inside: Sequence[Char], angle: int) -> Grid | None:
+    """The grid with its ruled columns cut at ``sub`` (``column_cuts``); a frame that had no
+    vertical rule inside (booktabs: horizontal rules only) is then cut into rows too where its
+    bands, ruled between groups of rows, stack two figures a column (``GROUPED_STACKED``)."""
+    xs, _, placed, per_cell = read
+    one_column = len(xs) == 2
+    again = _read_grid(cut_columns(placed, per_cell, sub), inside, angle)
+    if again is None or not one_column:
+        return again
+    _, ys, placed, per_cell = again
+    cuts = row_cuts(placed, per_cell, len(ys) - 1, GROUPED_STACKED)
+    return _read_grid(cut_boxes(placed, cuts), inside, angle) if cuts else again
 
 
 def _read_grid(
@@ -263,7 +281,12 @@ def find_tables(page: Any) -> list[PageTable]:
     if seams:  # shading bands meeting without a rule: their common edge is not a ruling line
         edges = [e for i, e in enumerate(edges) if i not in seams]
     dashed_v, dashed_h = dashed_rules(edges)
-    verticals, horizontals = frame_lines_upright([*edges, *dashed_v, *dashed_h], dominant_angle(page.chars))
+    angle = dominant_angle(page.chars)
+    verticals, horizontals = frame_lines_upright([*edges, *dashed_v, *dashed_h], angle)
+    under = underline_edges(edges, page.chars) if verticals or horizontals else set()
+    if under:  # links' underlines are text: no rule to imply a frame line from
+        framing = [e for i, e in enumerate(edges) if i not in under]
+        verticals, horizontals = frame_lines_upright([*framing, *dashed_v, *dashed_h], angle)
     settings = {
         **_SETTINGS,
         "explicit_vertical_lines": [*dashed_v, *verticals],

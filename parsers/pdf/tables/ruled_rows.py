@@ -29,6 +29,7 @@ from parsers.pdf.tables.row_gaps import rows_by_gaps
 from parsers.pdf.tables.rules import BBox, Char
 
 MIN_STACKED = 3  # figures stacked in one cell of a band: the band holds that many rows at least
+GROUPED_STACKED = 2  # ... in a frame with no vertical rule inside (rules between groups of rows)
 SIDE_GAP = 1.0  # x font size: a gap this wide inside one line of a cell parts two figures
 
 
@@ -87,18 +88,18 @@ def _side_by_side(chars: Sequence[Char]) -> bool:
     )
 
 
-def is_row_band(lines: Sequence[_Line], cells: Sequence[int]) -> bool:
+def is_row_band(lines: Sequence[_Line], cells: Sequence[int], stacked: int = MIN_STACKED) -> bool:
     """Whether the band's lines are rows: ``MIN_STACKED`` lines with text in two cells or more,
     some cell stacking ``MIN_STACKED`` figures (not a list of figures in one cell of a ruled row,
     nor a two-line cell: "12" / "(3.4%)", "FY2013" / "FY2014" stay one ruled cell), and no cell
     with figures side by side on most of its lines."""
-    if sum(len(ln.cells) >= 2 for ln in lines) < MIN_STACKED:
+    if sum(len(ln.cells) >= 2 for ln in lines) < stacked:
         return False
     for i in cells:
         mine = [ln for ln in lines if i in ln.cells]
         if len(mine) >= 2 and sum(_side_by_side(ln.cells[i]) for ln in mine) * 2 >= len(mine):
             return False
-    return any(sum(is_value(ln.text(i)) for ln in lines if i in ln.cells) >= MIN_STACKED for i in cells)
+    return any(sum(is_value(ln.text(i)) for ln in lines if i in ln.cells) >= stacked for i in cells)
 
 
 def group_rows(lines: Sequence[_Line], label: int) -> list[list[_Line]]:
@@ -162,10 +163,12 @@ def _continues(line: _Line, row: Sequence[_Line], label: int) -> bool:
 
 
 def row_cuts(
-    cells: Sequence[Placed], per_cell: Sequence[Sequence[Char]], n_rows: int
+    cells: Sequence[Placed], per_cell: Sequence[Sequence[Char]], n_rows: int, stacked: int = MIN_STACKED
 ) -> dict[int, list[float]]:
     """Per band of the grid (row index) that holds several rows of text: where to cut it (y, page
-    coordinates), between the bottom of one row's text and the top of the next."""
+    coordinates), between the bottom of one row's text and the top of the next. ``stacked``: the
+    figures a column must stack in a band (2 in a frame of horizontal rules only, a booktabs table
+    ruled between groups of rows, whose bands hold rows, not cells)."""
     cuts: dict[int, list[float]] = {}
     first = min((c.row for c, chars in zip(cells, per_cell, strict=True) if chars), default=n_rows)
     bands: dict[int, list[int]] = {}
@@ -177,7 +180,7 @@ def row_cuts(
             continue
         lines = band_lines(band, per_cell)
         label = min(band, key=lambda i: cells[i].col)
-        if not is_row_band(lines, band):
+        if not is_row_band(lines, band, stacked):
             continue
         groups = group_rows(lines, label)
         cuts[r] = [

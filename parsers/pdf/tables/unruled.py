@@ -313,7 +313,7 @@ def find_tables(
         start = 0  # lines above a block and below the previous one may be its header
         for block in blocks(in_lane):
             first = next(i for i, ln in enumerate(in_lane) if ln is block[0])
-            cut = side_cut(block, column_separators(block))
+            cut = side_cut(block, column_separators(block), rules)
             if cut is None:
                 table = table_from_block(block, in_lane[start:first], rules)
                 found.extend([table] if table is not None else [])

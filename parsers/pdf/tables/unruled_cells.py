@@ -282,17 +282,21 @@ def cell_text(words: Sequence[Word]) -> str:
 
 
 TOUCH_RATIO = 0.15  # x font size: pdfplumber's x_tolerance_ratio, the gap inside one word
+FLUSH = 0.05  # x the smaller font size: no white between two words' glyphs, whatever their sizes
 
 
 def touching(a: Word, b: Word) -> bool:
     """``b`` starts where ``a`` ends (within a word's letter gap): one word the text layer split
     only for a change of size or font ("1.778" + superscript "***", "B" + subscript "1", small
     capitals "S" + "PECTER"). Words of nearly but not quite equal size (OCR'd text layers size
-    each word on its own) stay apart."""
+    each word on its own) stay apart unless glyph meets glyph (``FLUSH``: a subscript set against
+    small capitals, "TAPAS" + "BASE", sizes 11 % apart)."""
     small, large = sorted((a.size, b.size))
     script = small <= 0.85 * large  # a script or small capitals; near sizes: OCR'd words, kept apart
     same = small >= 0.98 * large  # a change of font alone (a bold word's regular full stop)
     gap = b.x0 - a.x1
+    if abs(gap) <= FLUSH * small:
+        return True
     return (script or same) and -TOUCH_RATIO * small <= gap <= TOUCH_RATIO * max(large, 1.0)
 
 

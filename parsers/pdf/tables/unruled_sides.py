@@ -13,6 +13,10 @@ whose labels right of a boundary repeat, in order, those left of it, from the la
 long list folded into two halves, "Country Population Share" twice), with text (not figures)
 right of the boundary in most rows, is two tables (``repeated_labels_cut``). Labels repeated
 under two column groups ("Units Revenue Units Revenue") stand over figures and stay one table.
+
+Booktabs tables side by side whose rows do line up (two small tables at the top of a two-column
+page) each draw their own rules: a boundary that no horizontal rule near the block crosses, with
+rules on both sides, parts them (``rules_cut``).
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from collections.abc import Sequence
 
 from parsers.pdf.tables.unruled_cells import Chunk, Line
 from parsers.pdf.tables.unruled_guards import is_figure
+from parsers.pdf.tables.unruled_header import Rule
 
 MIN_ONE_SIDED = 3  # complete rows on one side only (both sides together) that part two tables
+MIN_SIDE_RULES = 2  # rules at different heights on each side of a boundary no rule crosses
 
 
 def _row(chunks: Sequence[Chunk]) -> bool:
@@ -30,9 +36,29 @@ def _row(chunks: Sequence[Chunk]) -> bool:
     return len(chunks) >= 2 and not is_figure(chunks[0].text) and any(is_figure(c.text) for c in chunks[1:])
 
 
-def side_cut(block: Sequence[Line], seps: Sequence[float]) -> float | None:
+def side_cut(block: Sequence[Line], seps: Sequence[float], rules: Sequence[Rule] = ()) -> float | None:
     """The boundary between two side-by-side tables in ``block``, or None (one table)."""
-    return _one_sided_cut(block, seps) or repeated_labels_cut(block, seps)
+    return _one_sided_cut(block, seps) or repeated_labels_cut(block, seps) or rules_cut(block, seps, rules)
+
+
+def rules_cut(block: Sequence[Line], seps: Sequence[float], rules: Sequence[Rule]) -> float | None:
+    """The boundary that the block's horizontal rules keep clear of, with ``MIN_SIDE_RULES`` rules
+    (at different heights) wholly left of it and as many wholly right: two booktabs tables set side
+    by side, each drawing its own top, header and bottom rules. One table's rules cross its column
+    boundaries (its top rule at least spans them all)."""
+    if not rules:
+        return None
+    size = max(ln.size for ln in block)
+    top, bottom = block[0].top - 2 * size, max(ln.bottom for ln in block) + 2 * size
+    near = [r for r in rules if top <= r[2] <= bottom]
+    for s in seps:
+        if any(x0 < s < x1 for x0, x1, _ in near):
+            continue
+        left = {round(y) for x0, x1, y in near if x1 < s}
+        right = {round(y) for x0, x1, y in near if x0 > s}
+        if len(left) >= MIN_SIDE_RULES and len(right) >= MIN_SIDE_RULES and _text_right_of(block, s):
+            return s
+    return None
 
 
 def _one_sided_cut(block: Sequence[Line], seps: Sequence[float]) -> float | None:
