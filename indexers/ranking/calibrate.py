@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
+from indexers.dense.windows import PassageVectors, as_passages
 from indexers.lexical.segmented import BM25Scorer
 from indexers.lexical.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
 from indexers.ranking.collapse import PlaceKey
@@ -210,7 +211,7 @@ def calibrate_fusion(
     chunks: Sequence[Chunk],
     bm25: BM25Scorer,
     tokenize: Callable[[str], list[str]],
-    vectors: np.ndarray,
+    vectors: np.ndarray | PassageVectors,
     encode: Callable[[list[str]], np.ndarray],
     *,
     encode_passages: Callable[[list[str]], np.ndarray] | None = None,
@@ -240,7 +241,8 @@ def calibrate_fusion(
         return result
     query_vecs = encode([q.query for q in queries])
     remainder_vecs = (encode_passages or encode)([q.remainder for q in queries])
-    rr, fused_rr = _ict_ranks(queries, query_vecs, remainder_vecs, bm25, tokenize, vectors, settings.fetch_k)
+    passages = as_passages(vectors)
+    rr, fused_rr = _ict_ranks(queries, query_vecs, remainder_vecs, bm25, tokenize, passages, settings.fetch_k)
     chosen = choose_setting(fused_rr)
     result.update(
         rrf_k=chosen[0],
@@ -271,7 +273,7 @@ def _ict_ranks(
     remainder_vecs: np.ndarray,
     bm25: BM25Scorer,
     tokenize: Callable[[str], list[str]],
-    vectors: np.ndarray,
+    vectors: PassageVectors,
     fetch_k: int,
 ) -> tuple[dict[str, list[float]], dict[tuple[float, float], list[float]]]:
     """Each pseudo-query's reciprocal rank of its held-out chunk: per retriever, and fused under
@@ -283,7 +285,7 @@ def _ict_ranks(
         terms = tokenize(q.query)
         lexical = bm25.scores(terms).astype(np.float64)
         lexical[q.row] = bm25.score_document(terms, tokenize(q.remainder))
-        dense = vectors @ qv
+        dense = vectors.scores(qv)  # a chunk's cosine or its best window's (indexers.dense.windows)
         dense[q.row] = float(rv @ qv)
         lists = {"bm25": _ranked(lexical, fetch_k, True), "vector": _ranked(dense, fetch_k, False)}
         for name, ranking in lists.items():
