@@ -24,13 +24,13 @@ from flows.config import IngestConfig
 from flows.gate import QualityGateFailed, evaluate_builds
 from flows.outcomes import IngestError, ParseOutcome, skipped_for_reason
 from flows.run import BuildContent, Chunked, IngestRun
-from flows.settings import check_model, choose_model, embedding_info, keep_model, same_embedding
+from flows.settings import check_model, choose_model, embedding_info, keep_model, same_embedding, windows_info
 from flows.sources import discover_tree
 from indexers.build.manifest import DocumentRecord, Manifest
 from indexers.build.sections import GATE_KEY, INCREMENTAL_KEY
 from indexers.build.segments import segment_infos
 from indexers.build.store import IndexStore
-from indexers.dense.windows import WINDOW_WIDTH, WINDOWS_VERSION, Windows
+from indexers.dense.windows import Windows
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,9 @@ def write(
         embedding = {**embedding_info(config, vectors), **endpoint.embedding_fields(config, run.embedder)}
     extra = {INCREMENTAL_KEY: summary}
     if windows is not None:
-        embedding["windows"] = {"version": WINDOWS_VERSION, "width": WINDOW_WIDTH}
+        embedding["windows"] = windows_info(config)
+    else:
+        embedding.pop("windows", None)
     content = BuildContent(
         chunked.chunks,
         vectors,
