@@ -150,6 +150,21 @@ class PassageVectors:
         sims[has] = np.maximum(sims[has], best)
         return sims
 
+    def held_out_best(self, row: int, texts: Sequence[str], held_out: str, query: np.ndarray) -> float:
+        """The best cosine to ``query`` of row ``row``'s windows (their ``texts``) other than those
+        holding the ``held_out`` sentence: what the chunk scores once a pseudo-query is cut out of
+        it (-inf: no window left, or none stored)."""
+        if self.windows is None:
+            return -np.inf
+        start, stop = int(self.windows.offsets[row]), int(self.windows.offsets[row + 1])
+        if stop == start or len(texts) != stop - start:
+            return -np.inf
+        keep = [i for i, text in enumerate(texts) if i not in _holding(texts, held_out)]
+        if not keep:
+            return -np.inf
+        own = np.asarray(self.windows.vectors[start:stop], dtype=np.float32)[keep]
+        return float(np.max(own @ np.asarray(query, dtype=np.float32).reshape(-1)))
+
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Every row's score against one query vector."""
         return self.block(0, len(self), np.asarray(query, dtype=np.float32).reshape(1, -1))[:, 0]
@@ -183,6 +198,21 @@ def load_windows(folder: Path, lines: int, mmap: bool = True) -> Windows | None:
             f"{folder / WINDOW_OFFSETS_FILE} has windows for {windows.chunks} lines, not {lines}"
         )
     return windows
+
+
+def _holding(texts: Sequence[str], held_out: str) -> set[int]:
+    """Which of ``texts`` hold ``held_out`` (whitespace ignored); when none holds it whole (it
+    spans two), the one sharing most of its characters' trigrams."""
+    compact = re.sub(r"\s+", "", held_out)
+    if not compact:
+        return set()
+    flat = [re.sub(r"\s+", "", t) for t in texts]
+    holding = {i for i, t in enumerate(flat) if compact in t}
+    if holding:
+        return holding
+    grams = {compact[i : i + 3] for i in range(max(1, len(compact) - 2))}
+    shares = [sum(g in t for g in grams) for t in flat]
+    return {int(np.argmax(shares))}
 
 
 def as_passages(vectors: np.ndarray | PassageVectors) -> PassageVectors:

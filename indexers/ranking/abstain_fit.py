@@ -48,7 +48,7 @@ from indexers.ranking.abstain import (
     best_coverage,
     lexical_evidence,
 )
-from indexers.ranking.calibrate import PseudoQuery, sample_pseudo_queries
+from indexers.ranking.calibrate import PseudoQuery, held_out_best, sample_pseudo_queries
 from indexers.ranking.offtopic import CHINESE, ENGLISH, SHORT_CHINESE, SHORT_ENGLISH
 from parsers.scripts import HAN_FIRST, HAN_LAST, han_count
 
@@ -184,7 +184,9 @@ def calibrate_abstain(
         if default_joint is not None and vectors is not None and encode is not None:
             result["joint"] = {**default_joint.to_dict(), "default": True}  # the model's own default
         return result  # too few pseudo-queries to fit: the defaults, and no model time spent
-    cosines = _PseudoCosines(as_passages(vectors), encode, encode_passages, readable or (lambda _: True))
+    cosines = _PseudoCosines(
+        as_passages(vectors), encode, encode_passages, readable or (lambda _: True), chunks
+    )
     # the unmixed sentences: cosine from the sentence, lexical evidence from its first mix
     keep = [i for i in range(0, len(texts), 3) if cosines.readable(texts[i])]
     outside = [i for i, text in enumerate(offtopic) if cosines.readable(text)]
@@ -237,6 +239,7 @@ class _PseudoCosines:
     encode: Callable[[list[str]], np.ndarray]
     encode_passages: Callable[[list[str]], np.ndarray] | None
     readable: Callable[[str], bool]
+    chunks: Sequence[Any] = ()  # their windows' texts say which window holds a pseudo-query
     # a chunk's rest embedded once (row -> vector): the long and the short scale ask for the same
     rests: dict[int, np.ndarray] = field(default_factory=dict)
 
@@ -248,6 +251,11 @@ class _PseudoCosines:
         if self.encode_passages is not None:
             rests = self._rests(queries)
             best = np.maximum(best, np.sum(rests * embedded, axis=1))
+        if self.vectors.windows is not None and len(self.chunks):  # the own chunk's other windows
+            own = [
+                held_out_best(self.vectors, self.chunks, q, v) for q, v in zip(queries, embedded, strict=True)
+            ]
+            best = np.maximum(best, np.asarray(own, dtype=np.float32))
         return [float(x) for x in best]
 
     def _rests(self, queries: Sequence[PseudoQuery]) -> np.ndarray:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
-from indexers.dense.windows import PassageVectors, as_passages
+from indexers.dense.windows import PassageVectors, as_passages, window_texts
 from indexers.lexical.segmented import BM25Scorer
 from indexers.lexical.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
 from indexers.ranking.collapse import PlaceKey
@@ -242,7 +242,13 @@ def calibrate_fusion(
     query_vecs = encode([q.query for q in queries])
     remainder_vecs = (encode_passages or encode)([q.remainder for q in queries])
     passages = as_passages(vectors)
-    rr, fused_rr = _ict_ranks(queries, query_vecs, remainder_vecs, bm25, tokenize, passages, settings.fetch_k)
+    # a pseudo-query's own chunk scores its rest and its windows that do not hold the sentence
+    rests = np.sum(remainder_vecs * query_vecs, axis=1)
+    own = [
+        max(float(r), held_out_best(passages, chunks, q, qv))
+        for q, qv, r in zip(queries, query_vecs, rests, strict=True)
+    ]
+    rr, fused_rr = _ict_ranks(queries, query_vecs, own, bm25, tokenize, passages, settings.fetch_k)
     chosen = choose_setting(fused_rr)
     result.update(
         rrf_k=chosen[0],
@@ -251,6 +257,15 @@ def calibrate_fusion(
         fused_mrr={f"k={k:g} w={w:g}": round(float(np.mean(v)), 4) for (k, w), v in fused_rr.items()},
     )
     return result
+
+
+def held_out_best(
+    passages: PassageVectors, chunks: Sequence[Chunk], q: PseudoQuery, query: np.ndarray
+) -> float:
+    """The best cosine of pseudo-query ``q``'s own chunk's windows that do not hold its sentence."""
+    if passages.windows is None:
+        return -np.inf
+    return passages.held_out_best(q.row, window_texts(chunks[q.row].index_text), q.query, query)
 
 
 def _code_prior(share: float, sources: float) -> dict[str, Any]:
@@ -270,7 +285,7 @@ def _code_prior(share: float, sources: float) -> dict[str, Any]:
 def _ict_ranks(
     queries: Sequence[PseudoQuery],
     query_vecs: np.ndarray,
-    remainder_vecs: np.ndarray,
+    own: Sequence[float],
     bm25: BM25Scorer,
     tokenize: Callable[[str], list[str]],
     vectors: PassageVectors,
@@ -281,12 +296,12 @@ def _ict_ranks(
     rr: dict[str, list[float]] = {"bm25": [], "vector": []}
     settings = [(k, w) for k in RRF_K_GRID for w in WEIGHT_GRID]
     fused_rr: dict[tuple[float, float], list[float]] = {setting: [] for setting in settings}
-    for q, qv, rv in zip(queries, query_vecs, remainder_vecs, strict=True):
+    for q, qv, own_score in zip(queries, query_vecs, own, strict=True):
         terms = tokenize(q.query)
         lexical = bm25.scores(terms).astype(np.float64)
         lexical[q.row] = bm25.score_document(terms, tokenize(q.remainder))
         dense = vectors.scores(qv)  # a chunk's cosine or its best window's (indexers.dense.windows)
-        dense[q.row] = float(rv @ qv)
+        dense[q.row] = own_score
         lists = {"bm25": _ranked(lexical, fetch_k, True), "vector": _ranked(dense, fetch_k, False)}
         for name, ranking in lists.items():
             rr[name].append(_reciprocal_rank(ranking, q.row))
