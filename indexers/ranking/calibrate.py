@@ -32,7 +32,7 @@ from indexers.ranking.fusion import rrf
 METHOD = "ict-v2"
 # Bumped whenever what calibrate_fusion returns for a corpus may change; a build whose fusion has
 # another version is recalibrated by the next ingest.
-VERSION = 11
+VERSION = 12  # 12: scores with sentence windows (indexers/dense/windows.py)
 # BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
 RRF_K_GRID = (10.0, 60.0)
