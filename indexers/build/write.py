@@ -124,8 +124,8 @@ def masked_vectors(build: Path, spans: Sequence[Located]) -> tuple[list[bytes], 
         folder = segment_folder(build, name)
         picked = np.asarray(sorted(lines), dtype=np.int64)
         keys += np.load(folder / EMBEDDING_KEYS_FILE, allow_pickle=False)[picked].tolist()
-        rows.append(np.asarray(np.load(folder / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)[picked]))
         stored = np.load(folder / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)
+        rows.append(np.asarray(stored[picked]))
         windows = load_windows(folder, len(stored))
         if windows is not None:  # the windows of those lines, reused by their text too
             taken = windows.take(picked)
