@@ -31,6 +31,7 @@ FILES = {
     "cats.md": "# Pets\n\nCats may be brought on the ferry in a closed basket. Dogs need a lead.\n",
     "tides.md": "# Tides\n\nHigh tide tables are posted weekly on the notice board by the pier.\n",
 }
+FILES_CHUNK_TEXT = f"Harbour rules\n{LONG}"
 QUERY = "who feeds the cats at the lighthouse in the morning?"
 
 
@@ -99,3 +100,17 @@ def test_a_build_without_window_files_still_opens_and_searches(harbour, embedder
     query = embedder.encode_queries([QUERY])[0]
     assert hit.score == pytest.approx(float(embedder.encode([hit.chunk.index_text])[0] @ query), abs=2e-3)
     assert index_old.search(QUERY, k=3).hits  # hybrid too
+
+
+def test_a_renamed_file_reuses_its_windows(tmp_path, embedder):
+    tree = write_tree(tmp_path / "docs", FILES)
+    index = tmp_path / "idx"
+    run_ingest([tree], index, embedder=embedder)
+    (tree / "harbour.md").rename(tree / "port.md")
+    report = run_ingest([tree], index, embedder=embedder)
+    assert report.published and report.embedded == 0  # the chunk and its windows, found by their text
+    query = embedder.encode_queries([QUERY])[0]
+    best = float(np.max(embedder.encode(window_texts(FILES_CHUNK_TEXT)) @ query))
+    assert _hit(index, embedder, "docs/port.md").score == pytest.approx(best, abs=2e-3)
+    windows = [w for w in docmill.open_index(index, embedder=embedder).vectors.windows if w is not None]
+    assert sum(len(w.vectors) for w in windows) >= 2  # the renamed chunk's windows are in the new build
