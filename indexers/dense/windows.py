@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -90,8 +91,8 @@ class Windows:
         starts, stops = self.offsets[lines], self.offsets[lines + 1]
         counts = stops - starts
         offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        picks = np.concatenate([np.arange(a, b) for a, b in zip(starts, stops, strict=True)] or [[]])
-        picks = picks.astype(np.int64)
+        # output window i of line j is window starts[j] + (i - offsets[j]) of this run
+        picks = np.arange(int(offsets[-1]), dtype=np.int64) + np.repeat(starts - offsets[:-1], counts)
         return Windows(offsets, np.ascontiguousarray(self.vectors[picks]), self.keys[picks])
 
     @staticmethod
@@ -187,7 +188,7 @@ def load_windows(folder: Path, lines: int, mmap: bool = True) -> Windows | None:
     """A segment's windows, or None for a segment written without them."""
     if not (folder / WINDOW_OFFSETS_FILE).exists():
         return None
-    mode = "r" if mmap else None
+    mode: Literal["r"] | None = "r" if mmap else None
     windows = Windows(
         np.load(folder / WINDOW_OFFSETS_FILE, allow_pickle=False),
         np.load(folder / WINDOW_VECTORS_FILE, mmap_mode=mode, allow_pickle=False),

@@ -1,9 +1,10 @@
 """The public search call against a straightforward reference built from its parts: BM25Index.top_k,
 a flat FAISS search re-scored with the stored sentence windows, and RRF written out here. Pins
-that the fast paths of HybridIndex.search (issue 13: no fusion when one retriever answers, hydration of the k returned only, abstain
-evidence from what retrieval computed) return the same top-10, ids and scores, in every mode.
-Chunk level (``collapse="none"``); hybrid puts the rows both sides rank in their top 3 first
-(indexers/ranking/fusion.py: the agreement tier), as written out here."""
+that the fast paths of HybridIndex.search (issue 13: no fusion when one retriever answers,
+hydration of the k returned only, abstain evidence from what retrieval computed) return the same
+top-10, ids and scores, in every mode. Chunk level (``collapse="none"``); hybrid puts the rows
+both sides rank in their top 3 first (indexers/ranking/fusion.py: the agreement tier), as
+written out here."""
 
 from __future__ import annotations
 
