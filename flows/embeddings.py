@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from chunkers.model import Chunk
 from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE
 from indexers.build.manifest import Manifest
 from indexers.build.segments import segment_folder, segment_infos
+from indexers.dense.windows import Windows, load_windows, window_texts
 
 if TYPE_CHECKING:
     from flows.config import IngestConfig
@@ -52,6 +53,10 @@ class EmbeddingCache:
             segment = segment_folder(folder, info.name)
             keys += np.load(segment / EMBEDDING_KEYS_FILE, allow_pickle=False).tolist()
             vectors.append(np.load(segment / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False))
+            windows = load_windows(segment, info.rows)
+            if windows is not None and len(windows.keys):  # a window's vector is reused by its text too
+                keys += np.asarray(windows.keys).tolist()
+                vectors.append(windows.vectors)
         return cls(keys, np.concatenate(vectors)) if vectors else cls.empty()
 
     def __len__(self) -> int:
@@ -70,20 +75,40 @@ class EmbeddingCache:
 
 @dataclass
 class EmbeddingWork:
-    """Which chunks need the model: ``texts`` (deduplicated by key) are not in the cache."""
+    """Which texts need the model: ``texts`` (deduplicated by key) are not in the cache. ``keys``
+    are the chunks'; ``window_keys`` their sentence windows' (indexers.dense.windows), cut into each
+    chunk's by ``window_offsets`` (None: the run makes no windows)."""
 
     keys: list[bytes]
     missing_keys: list[bytes]
     texts: list[str]
+    window_keys: list[bytes] = field(default_factory=list)
+    window_offsets: list[int] | None = None
 
 
-def embedding_work(chunks: Sequence[Chunk], model: str, cache: EmbeddingCache) -> EmbeddingWork:
+def embedding_work(
+    chunks: Sequence[Chunk], model: str, cache: EmbeddingCache, windows: bool = True
+) -> EmbeddingWork:
+    """The chunks' keys and (with ``windows``) their windows', and the texts of those not cached."""
     keys = [embedding_key(model, c.index_text) for c in chunks]
     missing: dict[bytes, str] = {}
-    for key, chunk in zip(keys, chunks, strict=True):
+
+    def want(key: bytes, text: str) -> None:
         if key not in cache and key not in missing:
-            missing[key] = chunk.index_text
-    return EmbeddingWork(keys, list(missing), list(missing.values()))
+            missing[key] = text
+
+    for key, chunk in zip(keys, chunks, strict=True):
+        want(key, chunk.index_text)
+    if not windows:
+        return EmbeddingWork(keys, list(missing), list(missing.values()))
+    window_keys: list[bytes] = []
+    offsets = [0]
+    for chunk in chunks:
+        for text in window_texts(chunk.index_text):
+            window_keys.append(embedding_key(model, text))
+            want(window_keys[-1], text)
+        offsets.append(len(window_keys))
+    return EmbeddingWork(keys, list(missing), list(missing.values()), window_keys, offsets)
 
 
 def assemble_vectors(
@@ -93,12 +118,30 @@ def assemble_vectors(
     there may be neither, e.g. a run that only deletes)."""
     if len(new_vectors) != len(work.missing_keys):
         raise ValueError(f"{len(new_vectors)} new vectors for {len(work.missing_keys)} texts")
-    fresh = {key: row for row, key in enumerate(work.missing_keys)}
     dim = int(new_vectors.shape[1]) if len(new_vectors) else cache.dim or dim
     if dim is None:
         raise ValueError("no vectors: nothing embedded and nothing cached")
-    out = np.empty((len(work.keys), dim), dtype=np.float32)
-    for row, key in enumerate(work.keys):
+    return _gather(work.keys, work, cache, new_vectors, dim)
+
+
+def assemble_windows(
+    work: EmbeddingWork, cache: EmbeddingCache, new_vectors: np.ndarray, dim: int
+) -> Windows | None:
+    """The chunks' window vectors (from the fresh vectors or the cache), or None when the run made
+    no windows."""
+    if work.window_offsets is None:
+        return None
+    vectors = _gather(work.window_keys, work, cache, new_vectors, dim)
+    keys = np.asarray(work.window_keys, dtype="S64") if work.window_keys else np.zeros(0, dtype="S64")
+    return Windows(np.asarray(work.window_offsets, dtype=np.int64), vectors, keys)
+
+
+def _gather(
+    keys: Sequence[bytes], work: EmbeddingWork, cache: EmbeddingCache, new_vectors: np.ndarray, dim: int
+) -> np.ndarray:
+    fresh = {key: row for row, key in enumerate(work.missing_keys)}
+    out = np.empty((len(keys), dim), dtype=np.float32)
+    for row, key in enumerate(keys):
         out[row] = new_vectors[fresh[key]] if key in fresh else cache.get(key)
     return out
 

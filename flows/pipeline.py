@@ -109,9 +109,9 @@ def execute(run: IngestRun, executor: Executor) -> IngestReport:
         with _timed(run, "embed"):
             if not chunked.by_segments:  # a whole build loads the model to embed and calibrate
                 run.embedder = executor.embedder(run)
-            vectors, embedded_with = stages.embed(run, chunked, executor.encode)
+            vectors, windows, embedded_with = stages.embed(run, chunked, executor.encode)
         with _timed(run, "build"):
-            folder = executor.call(stages.write, run, chunked, vectors, embedded_with)
+            folder = executor.call(stages.write, run, chunked, vectors, embedded_with, windows)
         if run.config.golden:
             run.embedder = executor.embedder(run)
         gate = executor.call(stages.gate, run, folder)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-UNITS = {"parse": "file", "embed": "chunk", "write": "step"}
+UNITS = {"parse": "file", "embed": "passage", "write": "step"}  # passages: chunks and their windows
 
 
 def stage_line(label: str, count: int, unit: str, seconds: float, note: str = "") -> str:

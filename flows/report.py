@@ -59,8 +59,9 @@ class IngestReport:
             (
                 f"{self.indexed} indexed, {empty}{self.skipped} skipped of {self.documents} files "
                 f"({self.added} added, "
-                f"{self.changed} changed, {self.removed} removed, {self.unchanged} unchanged); {self.chunks} "
-                f"chunks ({self.embedded} embedded); {self.seconds:.1f} s; {action} build {self.build}"
+                f"{self.changed} changed, {self.removed} removed, {self.unchanged} unchanged); "
+                f"{self.chunks} chunks ({self.embedded} passages embedded); {self.seconds:.1f} s; "
+                f"{action} build {self.build}"
             )
             + (f"; {self.ignored.describe()}" if self.ignored else "")
             + self._reparsed()

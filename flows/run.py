@@ -19,6 +19,7 @@ from indexers.build.graph_file import FileGraph
 from indexers.build.manifest import DocumentRecord
 from indexers.build.sections import requested_vector_index
 from indexers.build.store import IndexStore
+from indexers.dense.windows import Windows
 
 Progress = Callable[[str, int, int], None]
 
@@ -85,7 +86,8 @@ class BuildContent:
     """What a new build holds: ``chunks`` with their ``vectors`` (one row each), every file's
     record, the manifest's ``embedding`` section and ``extra`` sections, the code ``graph`` (None:
     no graph.jsonl). ``fusion``: a calibration to keep (None: calibrate, a whole build only).
-    ``masked``: for the next build by segments, the previous build's paths masked."""
+    ``masked``: for the next build by segments, the previous build's paths masked. ``windows``:
+    the chunks' sentence windows' vectors (indexers.dense.windows; None: the build has none)."""
 
     chunks: Sequence[Chunk]
     vectors: np.ndarray
@@ -95,3 +97,4 @@ class BuildContent:
     extra: dict[str, Any] = field(default_factory=dict)
     graph: Sequence[FileGraph] | None = None
     masked: Collection[str] = ()
+    windows: Windows | None = None

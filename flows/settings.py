@@ -21,6 +21,7 @@ from indexers.build.sections import FusionSection, requested_vector_index
 from indexers.dense import model_choice
 from indexers.dense.embedder import backend_for
 from indexers.dense.model_choice import AUTO_MODEL
+from indexers.dense.windows import WINDOW_WIDTH, WINDOWS_VERSION
 from indexers.ranking.abstain import VERSION as ABSTAIN_VERSION
 from indexers.ranking.calibrate import VERSION as CALIBRATION_VERSION
 
@@ -44,6 +45,7 @@ def reusable_fusion(
     m = previous.manifest
     same_retrievers = (
         same_embedding(m, config)
+        and same_windows(m, config)
         and m.tokenizer == make_tokenizer(config).to_dict()
         and m.bm25 == {"k1": config.k1, "b": config.b}
     )
@@ -111,6 +113,19 @@ def same_embedding(manifest: Manifest, config: IngestConfig) -> bool:
     return bool(same and endpoint.same_endpoint(manifest.embedding, config))
 
 
+def windows_info(config: IngestConfig) -> dict[str, int] | None:
+    """The manifest's record of how the build's chunks were cut into sentence windows
+    (indexers.dense.windows), or None when the config makes none."""
+    return {"version": WINDOWS_VERSION, "width": WINDOW_WIDTH} if config.windows else None
+
+
+def same_windows(manifest: Manifest, config: IngestConfig) -> bool:
+    """Whether ``manifest``'s build has the windows ``config`` asks for. When not (a build from
+    before windows, or windows cut another way), the next ingest is a whole build: every chunk
+    reused, their windows embedded, the calibrations made again with them."""
+    return manifest.embedding.get("windows") == windows_info(config)
+
+
 def check_model(config: IngestConfig) -> None:
     """Raise ModelUnavailable now if the config's model cannot load here (no hub retries). Model
     "auto" chooses between the two models that ship with docmill's dependencies: nothing to check."""
@@ -137,6 +152,7 @@ def settings_match(previous: incremental.PreviousBuild, config: IngestConfig, so
         and fusion.version == CALIBRATION_VERSION
         and (fusion.abstain or {}).get("version") == ABSTAIN_VERSION
         and requested_vector_index(m.extra) == config.vector_index
+        and same_windows(m, config)
     )
 
 

@@ -24,12 +24,13 @@ from flows.config import IngestConfig
 from flows.gate import QualityGateFailed, evaluate_builds
 from flows.outcomes import IngestError, ParseOutcome, skipped_for_reason
 from flows.run import BuildContent, Chunked, IngestRun
-from flows.settings import check_model, choose_model, embedding_info, keep_model, same_embedding
+from flows.settings import check_model, choose_model, embedding_info, keep_model, same_embedding, windows_info
 from flows.sources import discover_tree
 from indexers.build.manifest import DocumentRecord, Manifest
 from indexers.build.sections import GATE_KEY, INCREMENTAL_KEY
 from indexers.build.segments import segment_infos
 from indexers.build.store import IndexStore
+from indexers.dense.windows import Windows
 
 log = logging.getLogger(__name__)
 
@@ -80,12 +81,13 @@ def chunk(run: IngestRun, outcomes: dict[str, ParseOutcome]) -> Chunked:
         config = choose_model(config, chunks)
         cache = incremental.reusable_embeddings(run.store, previous, run.full_rebuild)
     graph = incremental.assemble_graph(the_plan, outcomes, previous)
-    work = embeddings.embedding_work(chunks, config.embedding_id, cache)
+    work = embeddings.embedding_work(chunks, config.embedding_id, cache, windows=config.windows)
     return Chunked(chunks, records, count, graph, cache, work, run.by_segments, masked, config)
 
 
-def embed(run: IngestRun, chunked: Chunked, encode: Encode) -> tuple[np.ndarray, str]:
-    """One vector per chunk: cached ones reused, new texts embedded. A whole build's go through
+def embed(run: IngestRun, chunked: Chunked, encode: Encode) -> tuple[np.ndarray, Windows | None, str]:
+    """One vector per chunk, and its sentence windows' vectors (indexers.dense.windows; None when
+    the run makes none): cached ones reused, new texts embedded. A whole build's go through
     the executor's ``encode``; a few for the next build by segments through a loaded embedder or
     the torch-free encoder (embeddings.encode_texts); an endpoint's through its journal. Also
     says how ("model", "torch-free", "endpoint" or "none")."""
@@ -101,10 +103,14 @@ def embed(run: IngestRun, chunked: Chunked, encode: Encode) -> tuple[np.ndarray,
     else:  # nothing new to embed: the model is never loaded
         fresh, how = np.zeros((0, 0), dtype=np.float32), "none"
     dim = run.previous.manifest.embedding.get("dim") if chunked.by_segments and run.previous else None
-    return embeddings.assemble_vectors(work, chunked.cache, fresh, dim=dim), how
+    vectors = embeddings.assemble_vectors(work, chunked.cache, fresh, dim=dim)
+    windows = embeddings.assemble_windows(work, chunked.cache, fresh, int(vectors.shape[1]))
+    return vectors, windows, how
 
 
-def write(run: IngestRun, chunked: Chunked, vectors: np.ndarray, embedded_with: str) -> Path:
+def write(
+    run: IngestRun, chunked: Chunked, vectors: np.ndarray, embedded_with: str, windows: Windows | None = None
+) -> Path:
     """The new build folder, unpublished: the next build by segments (build_next) or a whole
     build (build_whole, which calibrates the fusion weights with ``run.embedder`` unless the
     previous build's are kept)."""
@@ -118,8 +124,20 @@ def write(run: IngestRun, chunked: Chunked, vectors: np.ndarray, embedded_with: 
     else:
         embedding = {**embedding_info(config, vectors), **endpoint.embedding_fields(config, run.embedder)}
     extra = {INCREMENTAL_KEY: summary}
+    if windows is not None:
+        embedding["windows"] = windows_info(config)
+    else:
+        embedding.pop("windows", None)
     content = BuildContent(
-        chunked.chunks, vectors, chunked.records, embedding, run.fusion, extra, chunked.graph, chunked.masked
+        chunked.chunks,
+        vectors,
+        chunked.records,
+        embedding,
+        run.fusion,
+        extra,
+        chunked.graph,
+        chunked.masked,
+        windows,
     )
     return build_next(run, content) if chunked.by_segments else build_whole(run, content)
 

@@ -35,6 +35,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         golden=args.golden,
         gate_margin=args.gate_margin,
         vector_index=args.vector_index,
+        windows=args.windows,
         **_endpoint(args),
         include=tuple(args.include),
         exclude=tuple(args.exclude),

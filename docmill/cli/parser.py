@@ -115,6 +115,13 @@ def _add_ingest(sub: Any) -> None:
         help="FAISS index: auto (flat below 30k chunks, HNSW above; default), flat, hnsw, ivf or ivfpq "
         "(IVF-PQ codes, candidates re-scored with the exact vectors: large shards)",
     )
+    p.add_argument(
+        "--no-windows",
+        dest="windows",
+        action="store_false",
+        help="embed each chunk whole only, not also its sentence windows (about half the embedding "
+        "time; the vector side then scores a chunk by its one vector)",
+    )
     _add_file_choice(p)
     p.add_argument(
         "--progress",

@@ -22,6 +22,9 @@ the benchmarks) take them from here, so a rename cannot leave one side behind.
             embeddings.npy              float32 (n, dim) normalised passage vectors
             embedding_keys.npy          S64 content key per line: what an incremental run reuses
             vectors.faiss               FAISS's own file over embeddings.npy
+            window_offsets.npy          int64 (n + 1): each line's sentence windows (indexers.dense.
+            window_vectors.npy          windows), float32 (windows, dim), and their S64 keys;
+            window_keys.npy             absent in segments written before windows
             bm25/                       raw tf postings (indexers.lexical.segmented): vocab.json,
                                         params.json, one .npy per array, weights.npy
             deleted_rows.npy            this build's masked lines of the segment (absent: none) and
@@ -43,6 +46,9 @@ OFFSETS_FILE = "chunk_offsets.npy"
 EMBEDDINGS_FILE = "embeddings.npy"
 EMBEDDING_KEYS_FILE = "embedding_keys.npy"
 VECTORS_FILE = "vectors.faiss"
+WINDOW_OFFSETS_FILE = "window_offsets.npy"
+WINDOW_VECTORS_FILE = "window_vectors.npy"
+WINDOW_KEYS_FILE = "window_keys.npy"
 BM25_DIR = "bm25"
 GRAPH_FILE = "graph.jsonl"
 SEGMENTS_DIR = "segments"

@@ -29,6 +29,7 @@ from indexers.build.segments import (
 from indexers.dense import ann
 from indexers.dense.faiss_store import load_faiss
 from indexers.dense.segment_vectors import SegmentedVectors
+from indexers.dense.windows import load_windows
 from indexers.lexical.bm25 import BM25Params
 from indexers.lexical.segmented import SegmentedBM25
 
@@ -69,7 +70,8 @@ def open_build(path: Path, manifest: Manifest | None = None, verify_checksums: b
     loaded = [load_segment(folder, info) for folder, info in zip(folders, infos, strict=True)]
     rows = row_map(folders, infos, [deletions for _, deletions in loaded])
     bm25 = SegmentedBM25(loaded, BM25Params.from_dict(manifest.bm25), manifest.tokenizer, rows)
-    vectors = SegmentedVectors(_open_vectors(folders, infos, manifest), rows)
+    windows = [load_windows(folder, info.rows) for folder, info in zip(folders, infos, strict=True)]
+    vectors = SegmentedVectors(_open_vectors(folders, infos, manifest), rows, windows)
     chunks = ChunkStore(folders, rows)
     try:
         graph = open_graph_file(path, manifest.files)

@@ -43,6 +43,7 @@ from indexers.build.places import column_or_chunks, write_places
 from indexers.build.rowmap import RowMap, read_span_arrays
 from indexers.dense import ann
 from indexers.dense.faiss_store import build_faiss, save_faiss
+from indexers.dense.windows import Windows, load_windows, save_windows
 from indexers.lexical.bm25 import BM25Params
 from indexers.lexical.segment_files import Deletions, SegmentPostings, check_deleted_tokens, merge_postings
 from indexers.lexical.term_counts import count_terms_stream
@@ -172,8 +173,10 @@ def write_segment(
     token_lists: Iterable[Sequence[str]],
     vector_index: str = "auto",
     weights_for: BM25Params | None = None,
+    windows: Windows | None = None,
 ) -> tuple[SegmentInfo, list[str]]:
-    """A new segment in ``build`` from chunks with their vectors, embedding keys and BM25 tokens;
+    """A new segment in ``build`` from chunks with their vectors, embedding keys and BM25 tokens
+    (and their sentence windows' vectors, indexers.dense.windows, when given);
     returns its entry and its file names relative to the build. ``vector_index``: the FAISS kind
     asked for (indexers.dense.ann.choose picks by the segment's size for "auto"). ``weights_for``: also
     store BM25 weights under the segment's own statistics (a full build: it is the whole corpus).
@@ -192,6 +195,10 @@ def write_segment(
     np.save(folder / EMBEDDINGS_FILE, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
     np.save(folder / EMBEDDING_KEYS_FILE, np.asarray(keys, dtype="S64"), allow_pickle=False)
     spec = _save_vectors(folder, np.ascontiguousarray(vectors, dtype=np.float32), vector_index)
+    if windows is not None:
+        if windows.chunks != len(chunks):
+            raise ValueError(f"windows for {windows.chunks} chunks, {len(chunks)} chunks")
+        save_windows(folder, windows)
     counts = count_terms_stream(token_lists)
     if counts.n_docs != len(chunks):
         raise ValueError(f"{len(chunks)} chunks, {counts.n_docs} token lists")
@@ -375,6 +382,12 @@ def merge_segments(
     np.save(folder / EMBEDDINGS_FILE, merged, allow_pickle=False)
     np.save(folder / EMBEDDING_KEYS_FILE, np.concatenate(part_keys)[gather].astype("S64"), allow_pickle=False)
     spec = _save_vectors(folder, merged, vector_index)
+    part_windows = [load_windows(src, info.rows) for src, info, _ in parts]
+    if all(w is not None for w in part_windows):  # else the merged segment has none: chunk cosines
+        taken = [
+            w.take(np.asarray(own, dtype=np.int64)) for w, own in zip(part_windows, picks, strict=True) if w
+        ]
+        save_windows(folder, Windows.concat(taken).take(gather))
     postings = [
         (SegmentPostings.load(src / BM25_DIR), np.asarray(own, dtype=np.int64))
         for (src, _, _), own in zip(parts, picks, strict=True)

@@ -36,6 +36,7 @@ from indexers.build.segments import (
     segment_name,
     write_segment,
 )
+from indexers.dense.windows import Windows, load_windows
 from indexers.lexical.bm25 import BM25Params
 from indexers.lexical.segment_files import Deletions
 from indexers.lexical.tokenize import Tokenizer
@@ -79,10 +80,19 @@ def write_full(
     vector_index: str,
     bm25: BM25Params,
     number: int = 1,
+    windows: Windows | None = None,
 ) -> WrittenSegments:
     """Every chunk in one new segment, with its BM25 weights precomputed (it is the whole build)."""
     info, names = write_segment(
-        folder, segment_name(number), chunks, vectors, keys, token_lists, vector_index, weights_for=bm25
+        folder,
+        segment_name(number),
+        chunks,
+        vectors,
+        keys,
+        token_lists,
+        vector_index,
+        weights_for=bm25,
+        windows=windows,
     )
     return WrittenSegments([info], names)
 
@@ -101,8 +111,8 @@ def live_locations(build: Path, manifest: Manifest) -> dict[str, Located]:
 
 
 def masked_vectors(build: Path, spans: Sequence[Located]) -> tuple[list[bytes], np.ndarray]:
-    """Embedding keys and vectors of the lines in ``spans``: the cache a small run embeds against
-    (a changed file's unchanged chunks, a renamed file's text)."""
+    """Embedding keys and vectors of the lines in ``spans`` and of their sentence windows: the cache
+    a small run embeds against (a changed file's unchanged chunks, a renamed file's text)."""
     keys: list[bytes] = []
     rows: list[np.ndarray] = []
     by_segment: dict[str, list[int]] = {}
@@ -114,7 +124,13 @@ def masked_vectors(build: Path, spans: Sequence[Located]) -> tuple[list[bytes], 
         folder = segment_folder(build, name)
         picked = np.asarray(sorted(lines), dtype=np.int64)
         keys += np.load(folder / EMBEDDING_KEYS_FILE, allow_pickle=False)[picked].tolist()
-        rows.append(np.asarray(np.load(folder / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)[picked]))
+        stored = np.load(folder / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)
+        rows.append(np.asarray(stored[picked]))
+        windows = load_windows(folder, len(stored))
+        if windows is not None:  # the windows of those lines, reused by their text too
+            taken = windows.take(picked)
+            keys += np.asarray(taken.keys).tolist()
+            rows.append(np.asarray(taken.vectors))
     vectors = np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.float32)
     return keys, vectors.astype(np.float32)
 
@@ -134,7 +150,7 @@ class NextBuild:
     """What the next build of an index is made of: ``previous``'s segments carried by hard link with
     the lines of ``masked_paths`` masked, ``chunks`` (with ``vectors`` and embedding ``keys``) in
     one new segment, merged where ``policy`` says. ``located``: live_locations(previous) if the
-    caller has it."""
+    caller has it. ``windows``: the chunks' sentence windows' vectors (None: the segment has none)."""
 
     previous: Path
     previous_manifest: Manifest
@@ -147,6 +163,7 @@ class NextBuild:
     vector_index: str = "auto"
     policy: MergePolicy | None = None
     located: Mapping[str, Located] | None = None
+    windows: Windows | None = None
 
 
 def write_next(*args: Any, **kwargs: Any) -> WrittenSegments:
@@ -211,7 +228,14 @@ def _write_added(plan: NextBuild, work: _Segments, result: WrittenSegments) -> N
     token_lists = (plan.tokenizer(c.index_text) for c in plan.chunks)
     name = segment_name(work.next_number)
     info, names = write_segment(
-        plan.folder, name, plan.chunks, plan.vectors, plan.keys, token_lists, plan.vector_index
+        plan.folder,
+        name,
+        plan.chunks,
+        plan.vectors,
+        plan.keys,
+        token_lists,
+        plan.vector_index,
+        windows=plan.windows,
     )
     work.next_number += 1
     work.updated.append(info)

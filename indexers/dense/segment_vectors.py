@@ -14,14 +14,40 @@ import numpy.typing as npt
 
 from indexers.build.rowmap import RowMap
 from indexers.dense.faiss_store import search_faiss
+from indexers.dense.windows import Windows, best_window_cosines
 
 
 class SegmentedVectors:
-    def __init__(self, indexes: Sequence[Any], rows: RowMap) -> None:
+    def __init__(
+        self, indexes: Sequence[Any], rows: RowMap, windows: Sequence[Windows | None] | None = None
+    ) -> None:
         if len(indexes) != len(rows.sizes):
             raise ValueError(f"{len(indexes)} FAISS indexes for {len(rows.sizes)} segments")
         self.indexes = list(indexes)
         self.rows = rows
+        self.windows = list(windows) if windows is not None else [None] * len(self.indexes)
+        if len(self.windows) != len(self.indexes):
+            raise ValueError(f"windows of {len(self.windows)} segments for {len(self.indexes)}")
+
+    @property
+    def has_windows(self) -> bool:
+        return any(w is not None for w in self.windows)
+
+    def rescore(self, query: np.ndarray, hits: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
+        """``hits`` (row, chunk cosine) scored again as the best of each row's cosine and its sentence
+        windows' (indexers.dense.windows), best first, ties by row; unchanged without windows."""
+        if not hits or not self.has_windows:
+            return list(hits)
+        rows = np.asarray([row for row, _ in hits], dtype=np.int64)
+        scores = np.asarray([score for _, score in hits], dtype=np.float32)
+        segments, local = self.rows.locate(rows)
+        for i, windows in enumerate(self.windows):
+            mine = np.flatnonzero(segments == i)
+            if windows is not None and len(mine):
+                best = best_window_cosines(windows, local[mine], query)
+                scores[mine] = np.maximum(scores[mine], best)
+        order = sorted(range(len(rows)), key=lambda j: (-float(scores[j]), int(rows[j])))
+        return [(int(rows[j]), float(scores[j])) for j in order]
 
     @property
     def ntotal(self) -> int:

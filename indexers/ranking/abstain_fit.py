@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from indexers.dense.windows import PassageVectors, as_passages
 from indexers.lexical.segmented import BM25Scorer
 from indexers.lexical.tokenize import ENGLISH_STOPWORDS
 from indexers.ranking.abstain import (
@@ -47,7 +48,7 @@ from indexers.ranking.abstain import (
     best_coverage,
     lexical_evidence,
 )
-from indexers.ranking.calibrate import PseudoQuery, sample_pseudo_queries
+from indexers.ranking.calibrate import PseudoQuery, held_out_best, sample_pseudo_queries
 from indexers.ranking.offtopic import CHINESE, ENGLISH, SHORT_CHINESE, SHORT_ENGLISH
 from parsers.scripts import HAN_FIRST, HAN_LAST, han_count
 
@@ -157,7 +158,7 @@ def calibrate_abstain(
     chunks: Sequence[Any],
     bm25: BM25Scorer,
     tokenize: Callable[[str], list[str]],
-    vectors: np.ndarray | None,
+    vectors: np.ndarray | PassageVectors | None,
     encode: Callable[[list[str]], np.ndarray] | None,
     *,
     readable: Callable[[str], bool] | None = None,
@@ -183,7 +184,9 @@ def calibrate_abstain(
         if default_joint is not None and vectors is not None and encode is not None:
             result["joint"] = {**default_joint.to_dict(), "default": True}  # the model's own default
         return result  # too few pseudo-queries to fit: the defaults, and no model time spent
-    cosines = _PseudoCosines(vectors, encode, encode_passages, readable or (lambda _: True))
+    cosines = _PseudoCosines(
+        as_passages(vectors), encode, encode_passages, readable or (lambda _: True), chunks
+    )
     # the unmixed sentences: cosine from the sentence, lexical evidence from its first mix
     keep = [i for i in range(0, len(texts), 3) if cosines.readable(texts[i])]
     outside = [i for i, text in enumerate(offtopic) if cosines.readable(text)]
@@ -232,10 +235,11 @@ class _PseudoCosines:
     best other chunk's (leave-one-out) and its own chunk's rest's (the answer kept in the corpus);
     an off-topic one's is the best over the corpus."""
 
-    vectors: np.ndarray
+    vectors: PassageVectors
     encode: Callable[[list[str]], np.ndarray]
     encode_passages: Callable[[list[str]], np.ndarray] | None
     readable: Callable[[str], bool]
+    chunks: Sequence[Any] = ()  # their windows' texts say which window holds a pseudo-query
     # a chunk's rest embedded once (row -> vector): the long and the short scale ask for the same
     rests: dict[int, np.ndarray] = field(default_factory=dict)
 
@@ -247,6 +251,11 @@ class _PseudoCosines:
         if self.encode_passages is not None:
             rests = self._rests(queries)
             best = np.maximum(best, np.sum(rests * embedded, axis=1))
+        if self.vectors.windows is not None and len(self.chunks):  # the own chunk's other windows
+            own = [
+                held_out_best(self.vectors, self.chunks, q, v) for q, v in zip(queries, embedded, strict=True)
+            ]
+            best = np.maximum(best, np.asarray(own, dtype=np.float32))
         return [float(x) for x in best]
 
     def _rests(self, queries: Sequence[PseudoQuery]) -> np.ndarray:
@@ -353,7 +362,10 @@ def _in_domain(
 
 
 def _best_cosines(
-    vectors: np.ndarray, queries: np.ndarray, rows: Sequence[int] | None = None, block: int = 65536
+    vectors: np.ndarray | PassageVectors,
+    queries: np.ndarray,
+    rows: Sequence[int] | None = None,
+    block: int = 65536,
 ) -> list[float]:
     """Each query's best cosine over the corpus, skipping its own chunk ``rows[i]`` when given
     (leave-one-out). Scored a block of chunks at a time, so memory stays bounded at any corpus
@@ -362,8 +374,9 @@ def _best_cosines(
         return []
     best = np.full(len(queries), -np.inf, dtype=np.float32)
     own = np.asarray(rows) if rows is not None else None
-    for start in range(0, len(vectors), block):
-        sims = vectors[start : start + block] @ queries.T
+    passages = as_passages(vectors)  # a chunk scores its cosine or its best window's
+    for start in range(0, len(passages), block):
+        sims = passages.block(start, min(start + block, len(passages)), queries)
         if own is not None:
             inside = (own >= start) & (own < start + len(sims))
             sims[own[inside] - start, np.flatnonzero(inside)] = -1.0

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
+from indexers.dense.windows import PassageVectors, as_passages, window_texts
 from indexers.lexical.segmented import BM25Scorer
 from indexers.lexical.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
 from indexers.ranking.collapse import PlaceKey
@@ -31,7 +32,7 @@ from indexers.ranking.fusion import rrf
 METHOD = "ict-v2"
 # Bumped whenever what calibrate_fusion returns for a corpus may change; a build whose fusion has
 # another version is recalibrated by the next ingest.
-VERSION = 11
+VERSION = 12  # 12: scores with sentence windows (indexers/dense/windows.py)
 # BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
 RRF_K_GRID = (10.0, 60.0)
@@ -210,7 +211,7 @@ def calibrate_fusion(
     chunks: Sequence[Chunk],
     bm25: BM25Scorer,
     tokenize: Callable[[str], list[str]],
-    vectors: np.ndarray,
+    vectors: np.ndarray | PassageVectors,
     encode: Callable[[list[str]], np.ndarray],
     *,
     encode_passages: Callable[[list[str]], np.ndarray] | None = None,
@@ -240,7 +241,14 @@ def calibrate_fusion(
         return result
     query_vecs = encode([q.query for q in queries])
     remainder_vecs = (encode_passages or encode)([q.remainder for q in queries])
-    rr, fused_rr = _ict_ranks(queries, query_vecs, remainder_vecs, bm25, tokenize, vectors, settings.fetch_k)
+    passages = as_passages(vectors)
+    # a pseudo-query's own chunk scores its rest and its windows that do not hold the sentence
+    rests = np.sum(remainder_vecs * query_vecs, axis=1)
+    own = [
+        max(float(r), held_out_best(passages, chunks, q, qv))
+        for q, qv, r in zip(queries, query_vecs, rests, strict=True)
+    ]
+    rr, fused_rr = _ict_ranks(queries, query_vecs, own, bm25, tokenize, passages, settings.fetch_k)
     chosen = choose_setting(fused_rr)
     result.update(
         rrf_k=chosen[0],
@@ -249,6 +257,15 @@ def calibrate_fusion(
         fused_mrr={f"k={k:g} w={w:g}": round(float(np.mean(v)), 4) for (k, w), v in fused_rr.items()},
     )
     return result
+
+
+def held_out_best(
+    passages: PassageVectors, chunks: Sequence[Chunk], q: PseudoQuery, query: np.ndarray
+) -> float:
+    """The best cosine of pseudo-query ``q``'s own chunk's windows that do not hold its sentence."""
+    if passages.windows is None:
+        return -np.inf
+    return passages.held_out_best(q.row, window_texts(chunks[q.row].index_text), q.query, query)
 
 
 def _code_prior(share: float, sources: float) -> dict[str, Any]:
@@ -268,10 +285,10 @@ def _code_prior(share: float, sources: float) -> dict[str, Any]:
 def _ict_ranks(
     queries: Sequence[PseudoQuery],
     query_vecs: np.ndarray,
-    remainder_vecs: np.ndarray,
+    own: Sequence[float],
     bm25: BM25Scorer,
     tokenize: Callable[[str], list[str]],
-    vectors: np.ndarray,
+    vectors: PassageVectors,
     fetch_k: int,
 ) -> tuple[dict[str, list[float]], dict[tuple[float, float], list[float]]]:
     """Each pseudo-query's reciprocal rank of its held-out chunk: per retriever, and fused under
@@ -279,12 +296,12 @@ def _ict_ranks(
     rr: dict[str, list[float]] = {"bm25": [], "vector": []}
     settings = [(k, w) for k in RRF_K_GRID for w in WEIGHT_GRID]
     fused_rr: dict[tuple[float, float], list[float]] = {setting: [] for setting in settings}
-    for q, qv, rv in zip(queries, query_vecs, remainder_vecs, strict=True):
+    for q, qv, own_score in zip(queries, query_vecs, own, strict=True):
         terms = tokenize(q.query)
         lexical = bm25.scores(terms).astype(np.float64)
         lexical[q.row] = bm25.score_document(terms, tokenize(q.remainder))
-        dense = vectors @ qv
-        dense[q.row] = float(rv @ qv)
+        dense = vectors.scores(qv)  # a chunk's cosine or its best window's (indexers.dense.windows)
+        dense[q.row] = own_score
         lists = {"bm25": _ranked(lexical, fetch_k, True), "vector": _ranked(dense, fetch_k, False)}
         for name, ranking in lists.items():
             rr[name].append(_reciprocal_rank(ranking, q.row))

@@ -14,7 +14,7 @@ def test_forced_progress_draws_stage_bars_with_rates_and_the_model_on_stderr(sma
     captured = capsys.readouterr()
     err = captured.err
     assert re.search(r"parse: 100%.*\d+/\d+ \[.*(file/s|s/file)", err), err
-    assert re.search(r"embed with all-MiniLM-L6-v2 \(torch\): 100%.*(chunk/s|s/chunk)", err), err
+    assert re.search(r"embed with all-MiniLM-L6-v2 \(torch\): 100%.*(passage/s|s/passage)", err), err
     assert re.search(r"write: 100%.*4/4", err), err
     assert re.search(r"stages: diff [\d.]+ s, parse [\d.]+ s, chunk [\d.]+ s, embed [\d.]+ s, build", err)
     assert "published build" in captured.out  # the summary stays on stdout
@@ -32,7 +32,7 @@ def test_progress_off_a_terminal_is_one_line_per_stage_and_quiet_with_json(small
     ], err
     assert re.search(r"^parse: 5 files in [\d.]+ s \(([\d.]+ files/s|instant)\)$", err, re.M), err
     assert re.search(
-        r"^embed with all-MiniLM-L6-v2 \(torch\): \d+ chunks in [\d.]+ s \([\d.]+ chunks/s", err, re.M
+        r"^embed with all-MiniLM-L6-v2 \(torch\): \d+ passages in [\d.]+ s \([\d.]+ passages/s", err, re.M
     )
     assert re.search(r"^write: 4 steps in [\d.]+ s \(chunks, vectors, bm25, manifest\)$", err, re.M), err
     assert re.search(r"^stages: diff [\d.]+ s, parse", err, re.M), err

@@ -102,11 +102,12 @@ def test_manifest_records_documents_and_skips(small_index):
         "dim": 384,
         "normalized": True,
         "backend": "torch",
+        "windows": {"version": 1, "width": 200},
     }
     assert manifest.tokenizer["name"] == "docmill-words"
     assert manifest.counts["chunks"] == sum(d.chunks for d in manifest.documents)
     segment = f"segments/{manifest.segments[0]['name']}"
-    names = {"chunks.jsonl", "vectors.faiss", "embeddings.npy", "bm25/tf.npy"}
+    names = {"chunks.jsonl", "vectors.faiss", "embeddings.npy", "bm25/tf.npy", "window_vectors.npy"}
     assert set(manifest.files) >= {f"{segment}/{name}" for name in names}
 
 

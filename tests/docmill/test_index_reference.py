@@ -1,9 +1,10 @@
 """The public search call against a straightforward reference built from its parts: BM25Index.top_k,
-a flat FAISS search and RRF written out here. Pins that the fast paths of HybridIndex.search
-(issue 13: no fusion when one retriever answers, hydration of the k returned only, abstain
-evidence from what retrieval computed) return the same top-10, ids and scores, in every mode.
-Chunk level (``collapse="none"``); hybrid puts the rows both sides rank in their top 3 first
-(indexers/ranking/fusion.py: the agreement tier), as written out here."""
+a flat FAISS search re-scored with the stored sentence windows, and RRF written out here. Pins
+that the fast paths of HybridIndex.search (issue 13: no fusion when one retriever answers,
+hydration of the k returned only, abstain evidence from what retrieval computed) return the same
+top-10, ids and scores, in every mode. Chunk level (``collapse="none"``); hybrid puts the rows
+both sides rank in their top 3 first (indexers/ranking/fusion.py: the agreement tier), as
+written out here."""
 
 from __future__ import annotations
 
@@ -73,7 +74,8 @@ def reference(index, query, mode, weights=None, k=10, fetch_k=100, fusion="rrf")
     from indexers.dense.embedder import search_faiss
 
     bm25 = index.bm25.top_k(index.tokenizer(query), fetch_k)
-    vector = search_faiss(index._faiss, index.embedder.encode([query])[0], fetch_k)
+    query_vector = index.embedder.encode([query])[0]
+    vector = windowed(index, query_vector, search_faiss(index._faiss, query_vector, fetch_k))
     weights = weights or (index.fusion_weights if fusion == "rrf" else {"bm25": 1.0, "vector": 1.0})
     if mode == "hybrid" and weights["vector"] <= 0:
         mode = "bm25"
@@ -100,6 +102,21 @@ def reference(index, query, mode, weights=None, k=10, fetch_k=100, fusion="rrf")
     agreed = top3[0] & top3[1]
     order = sorted(score, key=lambda row: (row not in agreed, -score[row], best_rank[row], row))[:k]
     return [(index.chunks[row].id, score[row]) for row in order]
+
+
+def windowed(index, query_vector, pairs):
+    """The vector side's candidates scored as the best of their cosine and their sentence windows'
+    (the segment's stored window vectors, indexers.dense.windows), best first, ties by row."""
+    windows = index.vectors.windows[0]
+    assert windows is not None and len(windows.vectors) > 0
+    q = np.asarray(query_vector, dtype=np.float32)
+    scored = []
+    for row, score in pairs:
+        start, stop = int(windows.offsets[row]), int(windows.offsets[row + 1])
+        if stop > start:
+            score = max(score, float(np.max(np.asarray(windows.vectors[start:stop]) @ q)))
+        scored.append((row, score))
+    return sorted(scored, key=lambda pair: (-pair[1], pair[0]))
 
 
 @pytest.mark.parametrize(
@@ -147,7 +164,8 @@ def test_abstain_confidence_matches_the_lexical_evidence_computed_from_scratch(i
         idf = {t: math.log1p((n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
         total = sum(idf.values())
         lexical = sum(v for t, v in idf.items() if df[t] > 0) / total if total else 0.0
-        cosine = search_faiss(index._faiss, index.embedder.encode([query])[0], 1)[0][1]
+        query_vector = index.embedder.encode([query])[0]
+        cosine = windowed(index, query_vector, search_faiss(index._faiss, query_vector, 100))[0][1]
         short = 0 < len(terms) <= 3  # a short query is judged on the short-query scale
         assert index.search(query, mode="bm25").confidence == pytest.approx(model.confidence(lexical, None))
         assert index.search(query, mode="vector").confidence == pytest.approx(

@@ -58,7 +58,7 @@ def test_auto_on_a_terminal_of_0_columns_writes_a_line_per_stage_not_blank_bars(
     err = _ingest_on_a_pty(monkeypatch, ["ingest", str(small_tree), "--index", str(tmp_path / "a")], 0)
     assert "%|" not in err, err
     assert re.search(r"^parse: 5 files in [\d.]+ s", err, re.M), err
-    assert re.search(r"^embed with all-MiniLM-L6-v2 \(torch\): \d+ chunks in", err, re.M), err
+    assert re.search(r"^embed with all-MiniLM-L6-v2 \(torch\): \d+ passages in", err, re.M), err
     assert re.search(r"^write: 4 steps in [\d.]+ s", err, re.M), err
     assert re.search(r"^stages: diff [\d.]+ s, parse", err, re.M), err
     assert not any(line.strip("\r ") == "" for line in err.splitlines()), repr(err)

@@ -45,7 +45,7 @@ def test_the_flow_logs_a_line_per_stage_and_honours_ignore_files(prefect_api, tr
     assert report["ignored"] == {"files": 0, "folders": 1} and report["documents"] == 3
     logs = _logs_until(state.state_details.flow_run_id, "ignored by .gitignore")
     assert re.search(r"^parse: 3 files in [\d.]+ s \(([\d.]+ files/s|instant)\)$", logs, re.M), logs
-    assert re.search(r"^embed with all-MiniLM-L6-v2 \(torch\): \d+ chunks in [\d.]+ s \(", logs, re.M), logs
+    assert re.search(r"^embed with all-MiniLM-L6-v2 \(torch\): \d+ passages in [\d.]+ s \(", logs, re.M), logs
     for stage in ("plan", "chunk", "write", "publish"):
         assert re.search(rf"^{stage}: done in [\d.]+ s$", logs, re.M), logs
     assert "1 folder(s) ignored by .gitignore/.docmillignore" in logs
