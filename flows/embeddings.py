@@ -104,7 +104,7 @@ def embedding_work(
     window_keys: list[bytes] = []
     offsets = [0]
     for chunk in chunks:
-        for text in window_texts(chunk.index_text, kind=chunk.kind):
+        for text in window_texts(chunk.index_text):
             window_keys.append(embedding_key(model, text))
             want(window_keys[-1], text)
         offsets.append(len(window_keys))

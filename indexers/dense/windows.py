@@ -30,7 +30,7 @@ from parsers.scripts import han_count
 
 # Changing how windows are cut changes what a build's window vectors mean: bump it, and the next
 # ingest embeds the new windows (their keys are their texts, so unchanged windows are reused).
-WINDOWS_VERSION = 2  # 2: code chunks get none
+WINDOWS_VERSION = 1
 WINDOW_WIDTH = 200
 CJK_WIDTH = 5 / 3  # 120 CJK characters fill a window, as 200 of Latin text do
 
@@ -43,14 +43,10 @@ def _width(text: str) -> float:
     return len(text) + (CJK_WIDTH - 1) * cjk
 
 
-def window_texts(index_text: str, width: int = WINDOW_WIDTH, kind: str = "text") -> list[str]:
+def window_texts(index_text: str, width: int = WINDOW_WIDTH) -> list[str]:
     """The windows of one chunk's indexed text (its first line, the heading path, leads each), or
-    [] when the text is one window or a code chunk (``kind`` "code": source files, fenced code
-    blocks; lines of code have no sentence to isolate, and on code search windows lowered the
-    vector side: CoSQA nDCG@10 -0.02, docs/EVALUATION.md). Sentences are packed greedily in
-    order; a sentence wider than ``width`` is a window of its own."""
-    if kind == "code":
-        return []
+    [] when the text is one window. Sentences are packed greedily in order; a sentence wider than
+    ``width`` is a window of its own."""
     head, sep, body = index_text.partition("\n")
     if not sep:
         head, body = "", index_text

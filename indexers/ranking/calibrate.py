@@ -265,7 +265,7 @@ def held_out_best(
     """The best cosine of pseudo-query ``q``'s own chunk's windows that do not hold its sentence."""
     if passages.windows is None:
         return -np.inf
-    return passages.held_out_best(q.row, window_texts(chunks[q.row].index_text, kind=chunks[q.row].kind), q.query, query)
+    return passages.held_out_best(q.row, window_texts(chunks[q.row].index_text), q.query, query)
 
 
 def _code_prior(share: float, sources: float) -> dict[str, Any]:

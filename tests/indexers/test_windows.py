@@ -31,7 +31,6 @@ def test_windows_are_whole_sentences_under_the_heading_line():
         assert head == "Guide > Lighthouse"
         assert body.endswith("lit.") and body.count("lighthouse keeper") == 2
     assert window_texts("Guide\nOne short sentence. And another.") == []  # one window: none of its own
-    assert window_texts(text, kind="code") == []  # lines of code have no sentence to isolate
 
 
 def test_chinese_sentences_count_wider_than_latin_letters():
