@@ -21,10 +21,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 CMRC = REPO.parent / "shared" / "eval" / "retrieval" / "cmrc-zh"
 if not CMRC.is_dir():
     CMRC = Path("/work/shared/eval/retrieval/cmrc-zh")
@@ -76,26 +76,13 @@ def load(passages: int, queries: int) -> tuple[list[dict], list[str]]:
 
 
 def measure(model: str, corpus: Path, queries: list[str], work: Path) -> dict:
-    import docmill
+    from bench.common import ingest_timed, search_ms
     from flows.config import IngestConfig
-    from flows.pipeline import run_ingest
 
-    index = work / f"idx-{model}"
-    started = time.perf_counter()
-    report = run_ingest([corpus], index, IngestConfig(model=model))
-    seconds = time.perf_counter() - started
-    opened = docmill.open_index(index)
-    opened.search(queries[0] + " warm-up", k=10)  # model loaded off the clock
-    latencies, vector_ms = [], []
-    for text in queries:
-        t = time.perf_counter()
-        opened.search(text, k=10)
-        latencies.append(1000 * (time.perf_counter() - t))
+    report, seconds, opened = ingest_timed(corpus, work / f"idx-{model}", IngestConfig(model=model))
+    latencies = search_ms(opened, queries)
     opened.embedder.query_cache_size = 0  # the vector-mode figure embeds every query afresh
-    for text in queries:
-        t = time.perf_counter()
-        opened.search(text + "？", k=10, mode="vector", abstain=False)
-        vector_ms.append(1000 * (time.perf_counter() - t))
+    vector_ms = search_ms(opened, [text + "？" for text in queries], mode="vector", abstain=False)
     return {
         "model": opened.manifest.embedding["model"],
         "backend": opened.manifest.embedding_backend,

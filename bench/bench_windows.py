@@ -17,11 +17,12 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 RETRIEVAL = REPO.parent / "shared" / "eval" / "retrieval"
 if not RETRIEVAL.is_dir():
     RETRIEVAL = Path("/work/shared/eval/retrieval")
@@ -48,25 +49,13 @@ def load(name: str, passages: int, queries: int) -> tuple[list[dict], list[str]]
 
 
 def measure(model: str, windows: bool, corpus: Path, queries: list[str], work: Path) -> dict:
-    import docmill
+    from bench.common import ingest_timed, search_ms
     from flows.config import IngestConfig
-    from flows.pipeline import run_ingest
 
-    index = work / f"idx-{model}-{windows}"
-    started = time.perf_counter()
-    report = run_ingest([corpus], index, IngestConfig(model=model, windows=windows))
-    seconds = time.perf_counter() - started
-    opened = docmill.open_index(index)
-    opened.search(queries[0] + " warm-up", k=10)  # model loaded off the clock
-    hybrid, vector = [], []
-    for text in queries:
-        t = time.perf_counter()
-        opened.search(text, k=10)
-        hybrid.append(1000 * (time.perf_counter() - t))
-    for text in queries:  # the query vectors are cached now: this is the search itself
-        t = time.perf_counter()
-        opened.search(text, k=10, mode="vector", abstain=False)
-        vector.append(1000 * (time.perf_counter() - t))
+    config = IngestConfig(model=model, windows=windows)
+    report, seconds, opened = ingest_timed(corpus, work / f"idx-{model}-{windows}", config)
+    hybrid = search_ms(opened, queries)
+    vector = search_ms(opened, queries, mode="vector", abstain=False)  # query vectors cached by now
     return {
         "model": opened.manifest.embedding["model"],
         "chunks": report.chunks,

@@ -98,3 +98,27 @@ def run_child(args: Sequence[str], timeout: float = 900) -> dict[str, Any]:
 def load_jsonl(path: Path) -> list[dict[str, Any]]:
     with path.open(encoding="utf-8") as lines:
         return [json.loads(line) for line in lines if line.strip()]
+
+
+def ingest_timed(corpus: Path, index: Path, config: Any) -> tuple[Any, float, Any]:
+    """A full ingest of ``corpus`` into ``index`` through the public call, its wall seconds, and the
+    index opened with its model loaded (one search off the clock)."""
+    import docmill
+    from flows.pipeline import run_ingest
+
+    started = time.perf_counter()
+    report = run_ingest([corpus], index, config)
+    seconds = time.perf_counter() - started
+    opened = docmill.open_index(index)
+    opened.search("warm-up", k=10)
+    return report, seconds, opened
+
+
+def search_ms(opened: Any, queries: Sequence[str], **options: Any) -> list[float]:
+    """Milliseconds of ``opened.search(query, k=10, **options)`` for each query."""
+    out = []
+    for text in queries:
+        t = time.perf_counter()
+        opened.search(text, k=10, **options)
+        out.append(1000 * (time.perf_counter() - t))
+    return out
