@@ -144,7 +144,7 @@ class HybridIndex:
     ) -> list[tuple[int, float]]:
         vector = query_vector(self.embedder, query)
         hits = self.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
-        return self.vectors.rescore(vector, hits)
+        return self.vectors.rescore(vector, hits) if self.calibration.reads_windows else hits
 
     def search(self, query: str, k: int = 10, mode: str | Mode = Mode.HYBRID, **options: Any) -> SearchResult:
         """Top ``k`` hits for ``query``; ``options`` (indexers.ranking.options.SearchOptions):

@@ -207,6 +207,8 @@ def fusion_for_build(
         chunks, bm25, tokenizer, vectors, encode_queries, encode_passages=embedder.encode
     )
     result["unknown_token_share"] = corpus_unknown_share(chunks, embedder)
+    if result.get("bm25_coverage_power") is not None:  # code search: searched without windows
+        vectors = PassageVectors(vectors.chunks)
     model_tokenizer = embedder.tokenizer()
     result[ABSTAIN_KEY] = calibrate_abstain(
         chunks,

@@ -50,6 +50,19 @@ class Calibration:
     def from_section(cls, fusion: FusionSection) -> Calibration:
         return cls(fusion.fusion_weights, fusion.rrf_k, fusion.bm25_coverage_power)
 
+    @property
+    def code_search(self) -> bool:
+        """A corpus calibrated as code search (the code-search prior)."""
+        return self.coverage_power is not None
+
+    @property
+    def reads_windows(self) -> bool:
+        """Whether the vector side scores a chunk by the best of its cosine and its sentence
+        windows' (indexers/dense/windows.py): everywhere but on a code-search corpus, where windows
+        cut from lines of code lowered the vector side (CoSQA nDCG@10 0.6222 -> 0.6026 fit,
+        0.5788 -> 0.5708 held; docs/EVALUATION.md "Sentence windows")."""
+        return not self.code_search
+
     def fusion_for(self, requested: str) -> str:
         """The fusion a search runs: the one asked for, or for "auto" z-score fusion, except on a
         code corpus, whose prior (RRF k=10, BM25 weight * coverage ** 4) was fitted with RRF and

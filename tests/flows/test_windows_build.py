@@ -114,3 +114,42 @@ def test_a_renamed_file_reuses_its_windows(tmp_path, embedder):
     assert _hit(index, embedder, "docs/port.md").score == pytest.approx(best, abs=2e-3)
     windows = [w for w in docmill.open_index(index, embedder=embedder).vectors.windows if w is not None]
     assert sum(len(w.vectors) for w in windows) >= 2  # the renamed chunk's windows are in the new build
+
+
+CODE = {
+    f"pkg/mod{i}.py": f"""
+def handler_{i}(request, retries={i}):
+    session = open_session(request.host, timeout={i * 10})
+    for attempt in range(retries):
+        response = session.get(request.path, params=request.params)
+        if response.status == 200:
+            return response.json()
+        session.backoff(attempt)
+    raise TimeoutError(request.path)
+
+
+def parse_{i}(payload):
+    items = [item.strip() for item in payload.split(",") if item]
+    table = {{key: value for key, value in (item.split("=") for item in items)}}
+    return table.get("id"), table.get("name"), table.get("kind")
+"""
+    for i in range(12)
+}
+
+
+def test_a_code_search_corpus_is_searched_without_windows(tmp_path, embedder):
+    from indexers.dense.embedder import search_faiss
+
+    tree = write_tree(tmp_path / "src", CODE)
+    index = tmp_path / "idx"
+    run_ingest([tree], index, embedder=embedder)
+    opened = docmill.open_index(index, embedder=embedder)
+    assert opened.calibration.code_search and not opened.calibration.reads_windows
+    assert opened.vectors.has_windows  # the windows are there: the ranking does not read them
+    query = "split the payload on commas and strip each item"  # one line of parse_N: its window wins
+    hits = opened.search(query, k=5, mode="vector", collapse="none", abstain=False).hits
+    plain = dict(search_faiss(opened._faiss, embedder.encode_queries([query])[0], 5))
+    assert [h.row for h in hits] == list(plain) and all(h.score == pytest.approx(plain[h.row]) for h in hits)
+    query_vector = embedder.encode_queries([query])[0]
+    rescored = opened.vectors.rescore(query_vector, list(plain.items()))
+    assert rescored[0][1] > max(plain.values()) + 0.05  # read, the windows would change the ranking
