@@ -229,6 +229,7 @@ def ingest(
     exclude: list[str] | None = None,
     shards: int = 0,
     ignore_files: bool = True,
+    windows: bool = True,
 ) -> dict[str, Any]:
     """Index ``sources`` into ``index`` incrementally (``full_rebuild`` re-does everything) and
     publish the build atomically, after the quality gate if ``golden`` names a query set. Returns
@@ -236,6 +237,8 @@ def ingest(
     indexed, parsed, embedded and published. Relative paths resolve against the worker's working directory.
     ``include`` / ``exclude``: globs choosing the files under a source folder (flows.globs);
     ``ignore_files``: honour .gitignore / .docmillignore files in the source folders (flows.ignorefiles).
+    ``windows``: embed each chunk's sentence windows too (indexers/dense/windows.py; False is
+    `docmill ingest --no-windows`).
     ``shards``: split the tree into this many index folders under ``index`` plus a root manifest,
     as `docmill ingest --shards` does (flows/shards.py), each shard's ingest one task (on Dask with
     ``dask_address`` / ``dask_workers``); returns flows.shards.ShardedReport.to_json()."""
@@ -251,6 +254,7 @@ def ingest(
         include=tuple(include or ()),
         exclude=tuple(exclude or ()),
         ignore_files=ignore_files,
+        windows=windows,
     )
     sources = [str(s) for s in sources]
     if shards > 0:

@@ -23,6 +23,7 @@ def test_ingest_flow_publishes_a_searchable_index(prefect_api, small_tree, tmp_p
     assert report["build"] == build.name
     manifest = Manifest.read(build)
     assert manifest.counts["chunks"] == report["chunks"]
+    assert manifest.embedding["windows"] and list(build.glob("segments/*/window_vectors.npy"))
     hit = docmill.open_index(index).search("evict the least recently used entry", k=1).hits[0]
     assert hit.chunk.symbol == "LRUCache.evict_oldest"
 
@@ -34,6 +35,18 @@ def test_ingest_flow_publishes_a_searchable_index(prefect_api, small_tree, tmp_p
 
     runs = asyncio.run(flow_runs())
     assert any(r.id == state.state_details.flow_run_id and r.state.is_completed() for r in runs)
+
+
+def test_the_flow_can_leave_windows_out(prefect_api, small_tree, tmp_path):
+    from flows.ingest import ingest
+
+    index = tmp_path / "plain"
+    state = ingest(sources=[str(small_tree)], index=str(index), windows=False, return_state=True)
+    assert state.is_completed(), state
+    build = IndexStore(index).current_build()
+    assert "windows" not in Manifest.read(build).embedding
+    assert not list(build.glob("segments/*/window_*.npy"))
+    assert state.result()["embedded"] == state.result()["chunks"]  # one vector a chunk, no more
 
 
 def _task_states(flow_run_id):
