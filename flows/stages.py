@@ -18,7 +18,7 @@ import numpy as np
 
 from chunkers.model import Chunk
 from flows import embeddings, endpoint, incremental
-from flows.builds import build_next, build_whole
+from flows.builds import build_next, build_whole, make_tokenizer
 from flows.builds import publish as publish_build
 from flows.config import IngestConfig
 from flows.gate import QualityGateFailed, evaluate_builds
@@ -31,6 +31,7 @@ from indexers.build.sections import GATE_KEY, INCREMENTAL_KEY
 from indexers.build.segments import segment_infos
 from indexers.build.store import IndexStore
 from indexers.dense.windows import Windows
+from indexers.ranking.calibrate import is_code_corpus
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +82,21 @@ def chunk(run: IngestRun, outcomes: dict[str, ParseOutcome]) -> Chunked:
         config = choose_model(config, chunks)
         cache = incremental.reusable_embeddings(run.store, previous, run.full_rebuild)
     graph = incremental.assemble_graph(the_plan, outcomes, previous)
-    work = embeddings.embedding_work(chunks, config.embedding_id, cache, windows=config.windows)
+    work = embeddings.embedding_work(
+        chunks, config.embedding_id, cache, windows=_windows(run, chunks, config)
+    )
     return Chunked(chunks, records, count, graph, cache, work, run.by_segments, masked, config)
+
+
+def _windows(run: IngestRun, chunks: Sequence[Chunk], config: IngestConfig) -> bool:
+    """Whether the run embeds sentence windows: as configured, except for a code-search corpus,
+    which is searched without them (policy.Calibration.reads_windows). A whole build tells by its
+    chunks as the calibration will; the next build by segments by the calibration it keeps."""
+    if not config.windows:
+        return False
+    if run.by_segments and run.fusion is not None:
+        return run.fusion.get("bm25_coverage_power") is None
+    return not is_code_corpus(chunks, make_tokenizer(config))
 
 
 def embed(run: IngestRun, chunked: Chunked, encode: Encode) -> tuple[np.ndarray, Windows | None, str]:
@@ -124,7 +138,7 @@ def write(
     else:
         embedding = {**embedding_info(config, vectors), **endpoint.embedding_fields(config, run.embedder)}
     extra = {INCREMENTAL_KEY: summary}
-    if windows is not None:
+    if config.windows:  # as configured, also where none were cut (a code-search corpus)
         embedding["windows"] = windows_info(config)
     else:
         embedding.pop("windows", None)

@@ -8,8 +8,9 @@ counting as ``CJK_WIDTH``: about 40-50 model tokens either way) under the chunk'
 every window is embedded as a passage too. A chunk's vector-side score is the best of its own
 cosine and its windows' (MaxP, Dai & Callan, SIGIR 2019): the chunk stays the unit that is indexed,
 ranked, collapsed and shown; the windows only sharpen its cosine. A corpus calibrated as code
-search (the code-search prior, indexers/ranking/calibrate.py) is searched without them
-(indexers/ranking/policy.py ``Calibration.reads_windows``).
+search (the code-search prior, indexers/ranking/calibrate.py ``is_code_corpus``) gets none
+(flows/stages.py) and is searched without any (indexers/ranking/policy.py
+``Calibration.reads_windows``).
 
 Only the vector side's candidates are re-scored (``PassageVectors.rescore``), so a search reads the
 windows of ~100 rows, not all of them; the build-time calibrations score every row

@@ -224,8 +224,7 @@ def calibrate_fusion(
     settings = settings or ICTSettings()
     share = language_share(chunks, tokenize, seed=settings.seed)
     sources = source_share(chunks)
-    mixed = MIXED_MIN_SHARE <= sources <= 1 - MIXED_MIN_SHARE
-    if share < CODE_CORPUS_LANGUAGE_SHARE and not mixed:
+    if _is_code_corpus(share, sources):
         return _code_prior(share, sources)
     queries = sample_pseudo_queries(chunks, tokenize, settings.n, settings.seed)
     result: dict[str, Any] = {
@@ -266,6 +265,18 @@ def held_out_best(
     if passages.windows is None:
         return -np.inf
     return passages.held_out_best(q.row, window_texts(chunks[q.row].index_text), q.query, query)
+
+
+def _is_code_corpus(share: float, sources: float) -> bool:
+    """Under CODE_CORPUS_LANGUAGE_SHARE of its text language, and not a docs + code tree."""
+    mixed = MIXED_MIN_SHARE <= sources <= 1 - MIXED_MIN_SHARE
+    return share < CODE_CORPUS_LANGUAGE_SHARE and not mixed
+
+
+def is_code_corpus(chunks: Sequence[Chunk], tokenize: Callable[[str], list[str]], seed: int = 0) -> bool:
+    """Whether calibrate_fusion will give these chunks the code-search prior (decided before the
+    embed stage: such a corpus is searched without sentence windows, so none are embedded)."""
+    return _is_code_corpus(language_share(chunks, tokenize, seed=seed), source_share(chunks))
 
 
 def _code_prior(share: float, sources: float) -> dict[str, Any]:

@@ -137,11 +137,23 @@ def parse_{i}(payload):
 }
 
 
-def test_a_code_search_corpus_is_searched_without_windows(tmp_path, embedder):
+def test_a_code_search_corpus_embeds_no_windows(tmp_path, embedder):
+    tree = write_tree(tmp_path / "src", CODE)
+    index = tmp_path / "idx"
+    report = run_ingest([tree], index, embedder=embedder)
+    opened = docmill.open_index(index, embedder=embedder)
+    assert opened.calibration.code_search and not opened.vectors.has_windows
+    assert report.embedded == len({c.index_text for c in opened.chunks.all()})  # one vector a chunk
+    assert opened.manifest.embedding["windows"]  # as configured: the next ingest is not a rebuild
+    assert not run_ingest([tree], index, embedder=embedder).published
+
+
+def test_a_code_search_corpus_is_searched_without_windows(tmp_path, embedder, monkeypatch):
     from indexers.dense.embedder import search_faiss
 
     tree = write_tree(tmp_path / "src", CODE)
     index = tmp_path / "idx"
+    monkeypatch.setattr("flows.stages.is_code_corpus", lambda *_: False)  # windows embedded anyway
     run_ingest([tree], index, embedder=embedder)
     opened = docmill.open_index(index, embedder=embedder)
     assert opened.calibration.code_search and not opened.calibration.reads_windows
