@@ -142,7 +142,13 @@ class HybridIndex:
     def _vector(
         self, query: str, fetch_k: int, allowed: np.ndarray | None, probe: int | None = None
     ) -> list[tuple[int, float]]:
-        vector = query_vector(self.embedder, query)
+        return self.vector_hits(query_vector(self.embedder, query), fetch_k, allowed, probe)
+
+    def vector_hits(
+        self, vector: np.ndarray, fetch_k: int, allowed: np.ndarray | None, probe: int | None = None
+    ) -> list[tuple[int, float]]:
+        """The vector side for a query vector: FAISS's top ``fetch_k`` (row, cosine), re-scored with
+        their sentence windows unless this build is code search (policy.Calibration.reads_windows)."""
         hits = self.vectors.search(vector, fetch_k, allowed=allowed, probe=probe)
         return self.vectors.rescore(vector, hits) if self.calibration.reads_windows else hits
 

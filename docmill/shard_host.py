@@ -128,10 +128,7 @@ class ShardSearcher:
             scorer = self._scorer(index, ask.corpus)
             out["bm25"] = scorer.search(ask.terms, ask.fetch_k, allowed, df=ask.df).hits
         if ask.vector is not None:
-            hits = index.vectors.search(ask.vector, ask.fetch_k, allowed=allowed, probe=ask.probe)
-            out["vector"] = (
-                index.vectors.rescore(ask.vector, hits) if index.calibration.reads_windows else hits
-            )
+            out["vector"] = index.vector_hits(ask.vector, ask.fetch_k, allowed, ask.probe)
         if ask.flags:
             rows = {row for name in ("bm25", "vector") for row, _ in out.get(name, [])}
             out["test"], out["source"] = self._flags(index, rows)

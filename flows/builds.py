@@ -47,6 +47,7 @@ from indexers.ranking.abstain import DEFAULT_JOINT_E5
 from indexers.ranking.abstain_fit import calibrate_abstain
 from indexers.ranking.calibrate import calibrate_fusion
 from indexers.ranking.defaults import DEFAULT_WEIGHTS
+from indexers.ranking.policy import Calibration
 
 log = logging.getLogger(__name__)
 
@@ -207,7 +208,7 @@ def fusion_for_build(
         chunks, bm25, tokenizer, vectors, encode_queries, encode_passages=embedder.encode
     )
     result["unknown_token_share"] = corpus_unknown_share(chunks, embedder)
-    if result.get("bm25_coverage_power") is not None:  # code search: searched without windows
+    if not Calibration.from_fusion(result).reads_windows:  # code search: searched without windows
         vectors = PassageVectors(vectors.chunks)
     model_tokenizer = embedder.tokenizer()
     result[ABSTAIN_KEY] = calibrate_abstain(

@@ -32,6 +32,7 @@ from indexers.build.segments import segment_infos
 from indexers.build.store import IndexStore
 from indexers.dense.windows import Windows
 from indexers.ranking.calibrate import is_code_corpus
+from indexers.ranking.policy import Calibration
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +96,7 @@ def _windows(run: IngestRun, chunks: Sequence[Chunk], config: IngestConfig) -> b
     if not config.windows:
         return False
     if run.by_segments and run.fusion is not None:
-        return run.fusion.get("bm25_coverage_power") is None
+        return Calibration.from_fusion(run.fusion).reads_windows
     return not is_code_corpus(chunks, make_tokenizer(config))
 
 
