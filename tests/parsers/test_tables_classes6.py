@@ -1,0 +1,125 @@
+"""Table layouts of issue 24 (session 12), drawn anew with reportlab (no dev-set page copied) and read
+through the PDF parser: row labels centred vertically beside the group of rows they name, in a
+table ruled between its columns and under its two-row header (a group label over three
+sub-labels, a partial rule between them) but not between its body rows. Each behaviour test
+failed on main's code (c70e55b); the guards (named so) pass on both."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.source import SourceFile
+
+HEIGHT = A4[1]
+FONT, SIZE = "Helvetica", 9
+XS = (60.0, 130.0, 180.0, 250.0, 320.0, 390.0, 460.0)
+PITCH = 18.0
+Cell = tuple[int, int, int, int, str]  # row, column, rows spanned, columns spanned, text
+
+HEADER: list[Cell] = [
+    (0, 0, 2, 1, "Region"),
+    (0, 1, 2, 1, "Year"),
+    (0, 2, 1, 3, "Quarterly sales"),
+    (0, 5, 2, 1, "Total"),
+    (1, 2, 1, 1, "Q1"),
+    (1, 3, 1, 1, "Q2"),
+    (1, 4, 1, 1, "Q3"),
+]
+# (label, rows it spans: year and three quarters; the total follows)
+GROUPS = (
+    ("North", (("2022", "120", "135", "150"), ("2023", "128", "141", "162"))),
+    ("South", (("2021", "90", "95", "99"), ("2022", "97", "101", "104"), ("2023", "102", "110", "118"))),
+    ("West", (("2023", "77", "80", "83"),)),
+    ("East", (("2020", "61", "66", "70"), ("2021", "64", "69", "73"))),
+)
+
+
+def _body(sections: bool = False) -> list[Cell]:
+    """The body's cells from row 2 on; with ``sections`` each group's label has a row of its own
+    above the group (a section label row) instead of spanning the group's rows."""
+    cells: list[Cell] = []
+    row = 2
+    for label, rows in GROUPS:
+        if sections:
+            cells.append((row, 0, 1, 1, label))
+            row += 1
+        else:
+            cells.append((row, 0, len(rows), 1, label))
+        for values in rows:
+            total = str(sum(int(v) for v in values[1:]))
+            cells.extend((row, k + 1, 1, 1, text) for k, text in enumerate((*values, total)))
+            row += 1
+    return cells
+
+
+def _draw(path: Path, cells: Sequence[Cell], centred: bool = True, columns: bool = True) -> int:
+    """The table: rules around it, between all its columns (not through a cell spanning columns)
+    and under each header row (not through a cell spanning both); none between body rows. Text
+    centred vertically in its cell (``centred``) or set at its top. Without ``columns``, booktabs:
+    horizontal rules only (a partial one under the group label). Returns the row count."""
+    n_rows = max(r + rs for r, _, rs, _, _ in cells)
+    top = HEIGHT - 120
+    ys = [top - i * PITCH for i in range(n_rows + 1)]
+    owner = {(i, j): (r, k) for r, k, rs, cs, _ in cells for i in range(r, r + rs) for j in range(k, k + cs)}
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    for r, k, rs, _cs, text in cells:
+        middle = (ys[r] + ys[r + rs]) / 2 if centred else ys[r] - PITCH / 2
+        c.drawString(XS[k] + 3, middle - SIZE * 0.35, text)
+    c.setLineWidth(0.6)
+    for i in (0, 1, 2, n_rows):
+        for j in range(len(XS) - 1):
+            if i in (0, n_rows) or owner.get((i - 1, j), (i - 1, j)) != owner.get((i, j), (i, j)):
+                c.line(XS[j], ys[i], XS[j + 1], ys[i])
+    for j, x in enumerate(XS if columns else ()):
+        for i in range(n_rows):
+            if j in (0, len(XS) - 1) or owner.get((i, j - 1), (i, j - 1)) != owner.get((i, j), (i, j)):
+                c.line(x, ys[i], x, ys[i + 1])
+    c.save()
+    return n_rows
+
+
+def _expected(cells: Sequence[Cell], n_rows: int) -> list[tuple[str, ...]]:
+    """A spanning cell's text in the first row and column it spans, the others empty."""
+    grid = [[""] * (len(XS) - 1) for _ in range(n_rows)]
+    for r, k, _, _, text in cells:
+        grid[r][k] = text
+    return [tuple(row) for row in grid]
+
+
+def _tables(path: Path) -> list[list[tuple[str, ...]]]:
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    return [[tuple(r) for r in (*b.table.header, *b.table.body)] for b in doc.blocks if b.table is not None]
+
+
+@pytest.mark.parametrize("columns", [True, False])
+def test_row_labels_centred_beside_their_groups_span_them(tmp_path: Path, columns: bool) -> None:
+    """ "North" centred between its two rows and "South" on the middle one of its three: each
+    label is in the first row of its group, and the body has one row a year. On main, with ruled
+    columns, "North" and "East" were rows of their own between their groups' rows (one row more
+    each, all values under them one row off) and "South" sat on its second row; in booktabs (the
+    unruled reader) "South" sat on its second row."""
+    path = tmp_path / "spans.pdf"
+    cells = HEADER + _body()
+    n_rows = _draw(path, cells, columns=columns)
+    assert _tables(path) == [_expected(cells, n_rows)]
+
+
+@pytest.mark.parametrize("columns", [True, False])
+@pytest.mark.parametrize("sections", [False, True])
+def test_guard_labels_at_the_top_of_their_group_or_on_rows_of_their_own_stay(
+    tmp_path: Path, sections: bool, columns: bool
+) -> None:
+    """Guards: labels set at the top of their group (the first row's line), and section label
+    rows, each in a place of its own above its group, are read as drawn."""
+    path = tmp_path / "top.pdf"
+    cells = HEADER + _body(sections)
+    n_rows = _draw(path, cells, centred=sections, columns=columns)
+    assert _tables(path) == [_expected(cells, n_rows)]
