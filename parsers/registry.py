@@ -34,7 +34,8 @@ PARSER_VERSIONS: dict[str, int] = {
     # side-by-side booktabs tables, group labels over a stub-including ruled column, a subscript
     # flush against small capitals joined)
     # 5: session 12's (row labels centred beside the group of rows they name, in ruled columns
-    # over unruled rows and in unruled tables, sit in the group's first row)
+    # over unruled rows and in unruled tables, sit in the group's first row; section label rows
+    # of unruled tables stay rows; a header row over empty ruled rows is a table)
     "pdf": 5,
     "records": 1,
     "code": 1,

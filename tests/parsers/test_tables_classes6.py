@@ -1,8 +1,9 @@
 """Table layouts of issue 24 (session 12), drawn anew with reportlab (no dev-set page copied) and read
 through the PDF parser: row labels centred vertically beside the group of rows they name, in a
 table ruled between its columns and under its two-row header (a group label over three
-sub-labels, a partial rule between them) but not between its body rows. Each behaviour test
-failed on main's code (c70e55b); the guards (named so) pass on both."""
+sub-labels, a partial rule between them) but not between its body rows, and in booktabs; section
+label rows there; a header row over ruled rows left empty. Each behaviour test failed on main's
+code (c70e55b); the guards (named so) pass on both."""
 
 from __future__ import annotations
 
@@ -112,8 +113,7 @@ def test_row_labels_centred_beside_their_groups_span_them(tmp_path: Path, column
     assert _tables(path) == [_expected(cells, n_rows)]
 
 
-@pytest.mark.parametrize("columns", [True, False])
-@pytest.mark.parametrize("sections", [False, True])
+@pytest.mark.parametrize(("sections", "columns"), [(False, True), (False, False), (True, True)])
 def test_guard_labels_at_the_top_of_their_group_or_on_rows_of_their_own_stay(
     tmp_path: Path, sections: bool, columns: bool
 ) -> None:
@@ -123,3 +123,59 @@ def test_guard_labels_at_the_top_of_their_group_or_on_rows_of_their_own_stay(
     cells = HEADER + _body(sections)
     n_rows = _draw(path, cells, centred=sections, columns=columns)
     assert _tables(path) == [_expected(cells, n_rows)]
+
+
+def test_section_label_rows_in_booktabs_stay_rows(tmp_path: Path) -> None:
+    """Section label rows of a booktabs table (the unruled reader), each in a place of its own
+    between the last row of one group and the first of the next: rows of their own. On main each
+    was taken for a label centred beside the rows around it and moved into the previous group
+    ("South" on North's first row)."""
+    path = tmp_path / "sections.pdf"
+    cells = HEADER + _body(sections=True)
+    n_rows = _draw(path, cells, columns=False)
+    assert _tables(path) == [_expected(cells, n_rows)]
+
+
+# --- a header row over empty ruled rows ------------------------------------------------------------
+
+
+def _blank_form(
+    path: Path, empty_rows: int, text_rows: Sequence[Sequence[str]], spacer: bool = False
+) -> None:
+    """A full grid: rows of labels (``text_rows``), then ``empty_rows`` rows left blank, each as
+    tall as a row of text (``spacer``: one band a third as tall, a double rule's gap)."""
+    xs, top, height = (60.0, 180.0, 300.0, 420.0), HEIGHT - 150, 18.0
+    heights = [height] * (len(text_rows) + empty_rows) + ([height / 3] if spacer else [])
+    ys = [top]
+    for h in heights:
+        ys.append(ys[-1] - h)
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    for i, row in enumerate(text_rows):
+        for x, text in zip(xs, row, strict=False):
+            c.drawString(x + 4, ys[i] - 12, text)
+    for y in ys:
+        c.line(xs[0], y, xs[-1], y)
+    for x in xs:
+        c.line(x, ys[0], x, ys[-1])
+    c.save()
+
+
+@pytest.mark.parametrize("empty_rows", [1, 2])
+def test_header_row_over_empty_ruled_rows_is_a_table(tmp_path: Path, empty_rows: int) -> None:
+    """A grid whose only text is its header row, over rows drawn empty (a form's blank lines, a
+    record table with no record yet): a table of that many rows. On main it was no table (an
+    empty row was measured against two rows of text at least)."""
+    path = tmp_path / "blank.pdf"
+    labels = ("Attribute", "Type", "Default")
+    _blank_form(path, empty_rows, [labels])
+    assert _tables(path) == [[labels, *[("", "", "")] * empty_rows]]
+
+
+def test_guard_a_double_rules_gap_under_one_row_is_no_row(tmp_path: Path) -> None:
+    """Guard: under a one-row grid, a band a third as tall (a double rule's gap) is no row."""
+    path = tmp_path / "double.pdf"
+    labels = ("Attribute", "Type", "Default")
+    rows = [labels, ("name", "text", "none")]
+    _blank_form(path, 0, rows, spacer=True)
+    assert _tables(path) == [rows]
