@@ -2,7 +2,8 @@
 through the PDF parser: row labels centred vertically beside the group of rows they name, in a
 table ruled between its columns and under its two-row header (a group label over three
 sub-labels, a partial rule between them) but not between its body rows, and in booktabs; section
-label rows there; a header row over ruled rows left empty. Each behaviour test failed on main's
+label rows there; a header row over ruled rows left empty; a booktabs table whose first row's
+text cell is centred on two lines. Each behaviour test failed on main's
 code (c70e55b); the guards (named so) pass on both."""
 
 from __future__ import annotations
@@ -179,3 +180,52 @@ def test_guard_a_double_rules_gap_under_one_row_is_no_row(tmp_path: Path) -> Non
     rows = [labels, ("name", "text", "none")]
     _blank_form(path, 0, rows, spacer=True)
     assert _tables(path) == [rows]
+
+
+# --- a booktabs table whose first row's text cell is centred on two lines ------------------------
+
+SAMPLES = (
+    ("Sample", "Count", "pH", "Organisms found"),
+    ("Control", "120", "6.1", "Bacillus subtilis and\nEscherichia coli"),
+    ("Day 1", "135", "6.3", "Bacillus cereus"),
+    ("Day 2", "150", "6.4", "Aspergillus niger and\nPenicillium sp."),
+    ("Day 3", "162", "6.6", "Rhizopus sp."),
+)
+
+
+def _booktabs_wrapped(path: Path, centred: bool) -> None:
+    """Three rules (top, under the header, bottom); the last column's two-line cells centred on
+    their row beside the one-line cells (``centred``), or all cells set at the row's top."""
+    xs, top, lead = (60.0, 160.0, 230.0), HEIGHT - 150, SIZE * 1.2
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    y = top - 13
+    for i, row in enumerate(SAMPLES):
+        lines = row[-1].split("\n")
+        tall = i and len(lines) == 2
+        middle = y - (lead / 2 if tall and centred else 0)  # the one-line cells' line
+        for x, text in zip(xs, row[:-1], strict=True):
+            c.drawString(x, middle, text)
+        first = y  # the last cell's first line: half a line above the others when centred
+        for k, line in enumerate(lines):
+            c.drawString(380.0, first - k * lead, line)
+        y -= 20 + (lead if tall else 0)
+        if i == 0:
+            c.line(55, y + 13, 520, y + 13)
+    c.line(55, top, 520, top)
+    c.line(55, y + 8, 520, y + 8)
+    c.save()
+
+
+@pytest.mark.parametrize("centred", [True, False])
+def test_first_rows_wrapped_cell_centred_on_its_row_stays_in_it(tmp_path: Path, centred: bool) -> None:
+    """A booktabs table (the unruled reader) whose first body row's last cell is centred on two
+    lines beside the row's one-line cells: its first line, above the first line with figures, is
+    not a row of its own (on main: "Bacillus subtilis and" a row with nothing else). Set at the
+    top of the row (``centred`` False): a guard."""
+    path = tmp_path / "wrapped.pdf"
+    _booktabs_wrapped(path, centred)
+    tables = _tables(path)
+    assert [[tuple(" ".join(c.split()) for c in row) for row in t] for t in tables] == [
+        [tuple(c.replace("\n", " ") for c in row) for row in SAMPLES]
+    ]
