@@ -3,7 +3,8 @@ through the PDF parser: row labels centred vertically beside the group of rows t
 table ruled between its columns and under its two-row header (a group label over three
 sub-labels, a partial rule between them) but not between its body rows, and in booktabs; section
 label rows there; a header row over ruled rows left empty; a booktabs table whose first row's
-text cell is centred on two lines. Each behaviour test failed on main's
+text cell is centred on two lines; section rows interrupting a table's column rules. Each
+behaviour test failed on main's
 code (c70e55b); the guards (named so) pass on both."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from reportlab.pdfgen import canvas
 
 from parsers.options import ParseOptions
 from parsers.pdf import parser as pdf
+from parsers.pdf.tables import rule_ends
 from parsers.source import SourceFile
 
 HEIGHT = A4[1]
@@ -229,3 +231,70 @@ def test_first_rows_wrapped_cell_centred_on_its_row_stays_in_it(tmp_path: Path, 
     assert [[tuple(" ".join(c.split()) for c in row) for row in t] for t in tables] == [
         [tuple(c.replace("\n", " ") for c in row) for row in SAMPLES]
     ]
+
+
+# --- section rows interrupting the column rules ------------------------------------------------------
+
+ASSETS = (
+    ("Item", "Unit", "2022", "2023"),
+    ("Current assets", "", "", ""),
+    ("Cash", "EUR", "10", "12"),
+    ("Receivables", "EUR", "20", "22"),
+    ("Inventory", "EUR", "25", "27"),
+    ("Fixed assets", "", "", ""),
+    ("Buildings", "EUR", "30", "33"),
+    ("Machines", "EUR", "40", "44"),
+    ("Vehicles", "EUR", "50", "55"),
+)
+
+
+def _sectioned(path: Path, interrupted: bool) -> None:
+    """A table in a frame, ruled under its header and between its columns, not between its rows;
+    its section rows ("Current assets") span the whole width, the column rules stopping above
+    and starting again below each (``interrupted``), or running through them."""
+    xs, top, pitch = (60.0, 200.0, 260.0, 330.0, 400.0), HEIGHT - 150, 18.0
+    ys = [top - i * pitch for i in range(len(ASSETS) + 1)]
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    for i, row in enumerate(ASSETS):
+        for x, text in zip(xs, row, strict=False):
+            if text:
+                c.drawString(x + 4, ys[i] - 12, text)
+    for y in (ys[0], ys[1], ys[-1]):
+        c.line(xs[0], y, xs[-1], y)
+    for j, x in enumerate(xs):
+        for i in range(len(ASSETS)):
+            section = ASSETS[i][0] and not any(ASSETS[i][1:])
+            if j in (0, len(xs) - 1) or not (interrupted and section):
+                c.line(x, ys[i], x, ys[i + 1])
+    c.save()
+
+
+@pytest.mark.parametrize("interrupted", [True, False])
+def test_section_rows_interrupting_the_column_rules_are_rows(tmp_path: Path, interrupted: bool) -> None:
+    """Where the column rules stop at a section row spanning the width (no horizontal rule drawn
+    there), the rows are still apart: each section row a row, each data row a row. On main the
+    column rules met no horizontal rule, so the whole body was one cell. The column rules
+    running through the section rows (``interrupted`` False): a guard."""
+    path = tmp_path / "sections.pdf"
+    _sectioned(path, interrupted)
+    assert _tables(path) == [list(ASSETS)]
+
+
+def _edge(orientation: str, x0: float, top: float, x1: float, bottom: float) -> dict[str, object]:
+    return {"orientation": orientation, "x0": x0, "top": top, "x1": x1, "bottom": bottom}
+
+
+def test_guard_column_rules_stopping_outside_a_frame_imply_no_row_line() -> None:
+    """Guard (``rule_ends.interrupted_lines``): vertical lines stopping at one height and going on
+    below, with text in the gap, between two long lines, but no horizontal rule drawn across
+    above and below (a chart's gridlines around a legend, boxes of a diagram): no line. With the
+    frame's rules across: the line."""
+    sides = [_edge("v", 60, 100, 60, 300), _edge("v", 400, 100, 400, 300)]
+    inner = [_edge("v", x, t, x, b) for x in (200, 260, 330) for t, b in ((100, 180), (200, 300))]
+    text = [{"text": "Section", "x0": 64.0, "top": 185.0}]
+    assert rule_ends.interrupted_lines([*sides, *inner], text) == []
+    frame = [_edge("h", 60, 100, 400, 100), _edge("h", 60, 300, 400, 300)]
+    lines = rule_ends.interrupted_lines([*sides, *inner, *frame], text)
+    assert sorted(round(ln["top"]) for ln in lines) == [180, 200]
+    assert rule_ends.interrupted_lines([*sides, *inner, *frame], []) == []  # no text in the gap

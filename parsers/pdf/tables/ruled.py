@@ -48,6 +48,7 @@ from parsers.pdf.tables.page_table import PageTable as PageTable
 from parsers.pdf.tables.page_table import continues as continues
 from parsers.pdf.tables.page_table import merge_continuation as merge_continuation
 from parsers.pdf.tables.page_table import titled as titled
+from parsers.pdf.tables.rule_ends import interrupted_lines
 from parsers.pdf.tables.ruled_bands import banded_records
 from parsers.pdf.tables.ruled_grid import (
     GridCell,
@@ -289,6 +290,11 @@ def find_tables(page: Any) -> list[PageTable]:
     if under:  # links' underlines are text: no rule to imply a frame line from
         framing = [e for i, e in enumerate(edges) if i not in under]
         verticals, horizontals = frame_lines_upright([*framing, *dashed_v, *dashed_h], angle)
+    if not angle:  # column rules stopping at full-width section rows: the rows' boundaries
+        horizontals = [
+            *horizontals,
+            *interrupted_lines([*edges, *dashed_v, *dashed_h, *verticals], page.chars),
+        ]
     settings = {
         **_SETTINGS,
         "explicit_vertical_lines": [*dashed_v, *verticals],
