@@ -18,7 +18,6 @@ from reportlab.pdfgen import canvas
 
 from parsers.options import ParseOptions
 from parsers.pdf import parser as pdf
-from parsers.pdf.tables import rule_ends
 from parsers.source import SourceFile
 
 HEIGHT = A4[1]
@@ -290,6 +289,8 @@ def test_guard_column_rules_stopping_outside_a_frame_imply_no_row_line() -> None
     below, with text in the gap, between two long lines, but no horizontal rule drawn across
     above and below (a chart's gridlines around a legend, boxes of a diagram): no line. With the
     frame's rules across: the line."""
+    from parsers.pdf.tables import rule_ends  # new in session 12: the other tests run on main too
+
     sides = [_edge("v", 60, 100, 60, 300), _edge("v", 400, 100, 400, 300)]
     inner = [_edge("v", x, t, x, b) for x in (200, 260, 330) for t, b in ((100, 180), (200, 300))]
     text = [{"text": "Section", "x0": 64.0, "top": 185.0}]
@@ -298,3 +299,62 @@ def test_guard_column_rules_stopping_outside_a_frame_imply_no_row_line() -> None
     lines = rule_ends.interrupted_lines([*sides, *inner, *frame], text)
     assert sorted(round(ln["top"]) for ln in lines) == [180, 200]
     assert rule_ends.interrupted_lines([*sides, *inner, *frame], []) == []  # no text in the gap
+
+
+# --- a row label wrapped onto two lines, centred beside its group ----------------------------------
+
+FOODS: list[Cell] = [
+    (0, 0, 1, 1, "Group"),
+    (0, 1, 1, 1, "Item"),
+    (0, 2, 1, 1, "Value"),
+    (1, 0, 3, 1, "Fruit and\nvegetables"),
+    (1, 1, 1, 1, "Apples"),
+    (1, 2, 1, 1, "12"),
+    (2, 1, 1, 1, "Pears"),
+    (2, 2, 1, 1, "7"),
+    (3, 1, 1, 1, "Carrots"),
+    (3, 2, 1, 1, "9"),
+    (4, 0, 2, 1, "Dairy"),
+    (4, 1, 1, 1, "Milk"),
+    (4, 2, 1, 1, "30"),
+    (5, 1, 1, 1, "Cheese"),
+    (5, 2, 1, 1, "14"),
+]
+
+
+def _wrapped_labels(path: Path, columns: bool) -> None:
+    """Three columns; each label's lines centred beside its group (ruled columns, a rule under
+    the header, none between body rows; or booktabs without ``columns``)."""
+    xs, top, pitch, lead = (60.0, 180.0, 280.0, 360.0), HEIGHT - 150, 18.0, SIZE * 1.2
+    ys = [top - i * pitch for i in range(7)]
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    for r, k, rs, _cs, text in FOODS:
+        lines = text.split("\n")
+        middle = (ys[r] + ys[r + rs]) / 2 + (len(lines) - 1) * lead / 2 - SIZE * 0.35
+        for n, line in enumerate(lines):
+            c.drawString(xs[k] + 3, middle - n * lead, line)
+    for y in (ys[0], ys[1], ys[-1]):
+        c.line(xs[0] if columns else 55, y, xs[-1], y)
+    for x in xs if columns else ():
+        c.line(x, ys[0], x, ys[-1])
+    c.save()
+
+
+@pytest.mark.parametrize("columns", [True, False])
+def test_row_label_wrapped_on_two_lines_centred_beside_its_group(tmp_path: Path, columns: bool) -> None:
+    """ "Fruit and" / "vegetables" centred beside its three rows (its lines half a line above and
+    below the middle row's), "Dairy" between its two: each label whole in its group's first
+    row. On main "Fruit and" was a row of its own, "vegetables" sat on the second row (and, with
+    ruled columns, "Dairy" was a row of its own)."""
+    path = tmp_path / "foods.pdf"
+    _wrapped_labels(path, columns)
+    got = [[tuple(" ".join(c.split()) for c in row) for row in t] for t in _tables(path)]
+    assert got == [[tuple(c.replace("\n", " ") for c in row) for row in _expected3(FOODS, 6)]]
+
+
+def _expected3(cells: Sequence[Cell], n_rows: int) -> list[tuple[str, ...]]:
+    grid = [[""] * 3 for _ in range(n_rows)]
+    for r, k, _, _, text in cells:
+        grid[r][k] = text
+    return [tuple(row) for row in grid]

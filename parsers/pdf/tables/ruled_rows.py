@@ -26,7 +26,7 @@ from typing import Protocol
 from parsers.pdf.tables.cell_text import cell_text
 from parsers.pdf.tables.header import is_value
 from parsers.pdf.tables.row_gaps import rows_by_gaps
-from parsers.pdf.tables.row_spans import centred_groups
+from parsers.pdf.tables.row_spans import Label, centred_groups
 from parsers.pdf.tables.rules import BBox, Char
 
 MIN_STACKED = 3  # figures stacked in one cell of a band: the band holds that many rows at least
@@ -150,15 +150,15 @@ def centred_spans(rows: Sequence[Sequence[_Line]], label: int) -> tuple[list[lis
     of each label's group; None when the labels are not set so."""
     alone = [all(set(ln.cells) == {label} for ln in row) for row in rows]
     data = [row for row, lone in zip(rows, alone, strict=True) if not lone]
-    labels: list[tuple[int, bool, tuple[float, float]]] = []
+    labels: list[Label] = []
     at = 0  # value rows above
     for row, lone in zip(rows, alone, strict=True):
-        line = next((ln for ln in row if ln.text(label)), None)
-        if line is not None:
-            labels.append((at, lone, (line.top, line.bottom)))
+        lines = [ln for ln in row if ln.text(label)]
+        if lines:
+            labels.append((at, lone, _extent(lines), lines[0].text(label)[:1].islower()))
         at += not lone
-    ends = centred_groups([_extent(row) for row in data], labels)
-    return (data, ends) if ends else None
+    groups = centred_groups([_extent(row) for row in data], labels)
+    return (data, groups[0]) if groups else None
 
 
 def _one_row(group: Sequence[_Line], label: int) -> bool:
