@@ -33,7 +33,12 @@ PARSER_VERSIONS: dict[str, int] = {
     # 4: session 11's (link underlines imply no column line, booktabs rows between group rules,
     # side-by-side booktabs tables, group labels over a stub-including ruled column, a subscript
     # flush against small capitals joined)
-    "pdf": 4,
+    # 5: session 12's (row labels centred beside the group of rows they name, in ruled columns
+    # over unruled rows and in unruled tables, sit in the group's first row, wrapped ones whole;
+    # section label rows of unruled tables stay rows; a header row over empty ruled rows is a
+    # table; the first line of an unruled table's first-row cell centred on two lines joins that
+    # row; column rules stopping at full-width section rows inside a frame mark row boundaries)
+    "pdf": 5,
     "records": 1,
     "code": 1,
     "text": 1,

@@ -69,6 +69,10 @@ SHA256 = {
     "demo1.pdf": "f3b3be345bf2df8979f2491ca9466e078e4fd1d6a216611faa8566e4c44d474b",
     "demo3.pdf": "7fa1e7e571b093a671c5daff7c1d4838144114ceca80fd57c127537f4da3a5c2",
     "2023-Jan-economic-outlook.pdf": "08b29418cbd8b0b128bfaeb6aa8f1dee7da62587819bc09cfa1020f4349d9440",
+    # added in session 12
+    "google-doc-document.pdf": "69f6b7f493b1bc55d518942976cbeadc4ec0a36f6d8a6dc24feffc516d35b2c9",
+    "NetpresseInvoice.pdf": "c7711ffe4f0c820d2bc3f1d15e0f5075b8cf3e9c831401beaa9cc36760ec11fc",
+    "nlp2004slides.pdf": "dbba96ee2a04332d5caaf09664286a23f71e43d367b7c8638d5dc456682417d4",
 }
 
 

@@ -48,6 +48,7 @@ from parsers.pdf.tables.page_table import PageTable as PageTable
 from parsers.pdf.tables.page_table import continues as continues
 from parsers.pdf.tables.page_table import merge_continuation as merge_continuation
 from parsers.pdf.tables.page_table import titled as titled
+from parsers.pdf.tables.rule_ends import interrupted_lines
 from parsers.pdf.tables.ruled_bands import banded_records
 from parsers.pdf.tables.ruled_grid import (
     GridCell,
@@ -63,7 +64,7 @@ from parsers.pdf.tables.ruled_grid import (
     upright_cell,
 )
 from parsers.pdf.tables.ruled_grid import drop_empty_lines as drop_empty_lines
-from parsers.pdf.tables.ruled_rows import GROUPED_STACKED, cut_boxes, row_cuts
+from parsers.pdf.tables.ruled_rows import GROUPED_STACKED, cut_boxes, row_cuts, span_cuts
 from parsers.pdf.tables.ruled_subcolumns import column_cuts, cut_columns
 from parsers.pdf.tables.rules import (
     MIN_SHADE,
@@ -117,7 +118,8 @@ def table_from_cells(
     xs, ys, placed, per_cell = read
     cuts = row_cuts(placed, per_cell, len(ys) - 1)
     if cuts:  # bands holding several rows of text, one a line: cut as if ruled
-        read = _read_grid(cut_boxes(placed, cuts), inside, angle)
+        own = span_cuts(placed, per_cell, len(ys) - 1)  # row labels centred beside their groups
+        read = _read_grid(cut_boxes(placed, cuts, own=own), inside, angle)
         if read is None:
             return None
         xs, ys, placed, per_cell = read
@@ -166,7 +168,8 @@ def _sub_columns(read: Grid, sub: Any, inside: Sequence[Char], angle: int) -> Gr
         return again
     _, ys, placed, per_cell = again
     cuts = row_cuts(placed, per_cell, len(ys) - 1, GROUPED_STACKED)
-    return _read_grid(cut_boxes(placed, cuts), inside, angle) if cuts else again
+    own = span_cuts(placed, per_cell, len(ys) - 1, GROUPED_STACKED) if cuts else {}
+    return _read_grid(cut_boxes(placed, cuts, own=own), inside, angle) if cuts else again
 
 
 def _read_grid(
@@ -287,6 +290,11 @@ def find_tables(page: Any) -> list[PageTable]:
     if under:  # links' underlines are text: no rule to imply a frame line from
         framing = [e for i, e in enumerate(edges) if i not in under]
         verticals, horizontals = frame_lines_upright([*framing, *dashed_v, *dashed_h], angle)
+    if not angle:  # column rules stopping at full-width section rows: the rows' boundaries
+        horizontals = [
+            *horizontals,
+            *interrupted_lines([*edges, *dashed_v, *dashed_h, *verticals], page.chars),
+        ]
     settings = {
         **_SETTINGS,
         "explicit_vertical_lines": [*dashed_v, *verticals],

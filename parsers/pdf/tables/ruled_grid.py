@@ -183,8 +183,9 @@ def ruled_empty_rows(filled: Sequence[int], starts: Collection[int], heights: Se
     """Empty rows a table draws as rows (a blank line of a form, a record left empty): among
     ``starts`` (rows ruled across), below the first row holding text, and as tall as a row of text
     (``EMPTY_ROW`` x the median height of the rows holding text, at most twice it): not a double
-    rule's gap, a spacer, nor the empty rest of a frame."""
-    if len(filled) < 2:
+    rule's gap, a spacer, nor the empty rest of a frame; a header row over empty rows, a form's
+    blank lines, measures them by its own height)."""
+    if not filled:
         return []
     tall = sorted(heights[i] for i in filled)
     median = tall[len(tall) // 2]

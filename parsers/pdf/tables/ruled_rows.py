@@ -26,6 +26,7 @@ from typing import Protocol
 from parsers.pdf.tables.cell_text import cell_text
 from parsers.pdf.tables.header import is_value
 from parsers.pdf.tables.row_gaps import rows_by_gaps
+from parsers.pdf.tables.row_spans import Label, centred_groups
 from parsers.pdf.tables.rules import BBox, Char
 
 MIN_STACKED = 3  # figures stacked in one cell of a band: the band holds that many rows at least
@@ -139,6 +140,27 @@ def group_rows(lines: Sequence[_Line], label: int) -> list[list[_Line]]:
     return rows
 
 
+def _extent(row: Sequence[_Line]) -> tuple[float, float]:
+    return min(ln.top for ln in row), max(ln.bottom for ln in row)
+
+
+def centred_spans(rows: Sequence[Sequence[_Line]], label: int) -> tuple[list[list[_Line]], list[int]] | None:
+    """Row labels centred beside the group of rows each names (``row_spans.centred_groups``): the
+    rows holding values (a line holding only such a label is none) and the index of the last row
+    of each label's group; None when the labels are not set so."""
+    alone = [all(set(ln.cells) == {label} for ln in row) for row in rows]
+    data = [row for row, lone in zip(rows, alone, strict=True) if not lone]
+    labels: list[Label] = []
+    at = 0  # value rows above
+    for row, lone in zip(rows, alone, strict=True):
+        lines = [ln for ln in row if ln.text(label)]
+        if lines:
+            labels.append((at, lone, _extent(lines), lines[0].text(label)[:1].islower()))
+        at += not lone
+    groups = centred_groups([_extent(row) for row in data], labels)
+    return (data, groups[0]) if groups else None
+
+
 def _one_row(group: Sequence[_Line], label: int) -> bool:
     """A group of lines that can be one row: a label on one of its lines, and no more label
     starting in upper case on a later line (a section label over its first row), no cell with a
@@ -169,7 +191,36 @@ def row_cuts(
     coordinates), between the bottom of one row's text and the top of the next. ``stacked``: the
     figures a column must stack in a band (2 in a frame of horizontal rules only, a booktabs table
     ruled between groups of rows, whose bands hold rows, not cells)."""
-    cuts: dict[int, list[float]] = {}
+    return {r: _between(groups) for r, (_, groups, _) in _row_bands(cells, per_cell, n_rows, stacked).items()}
+
+
+def span_cuts(
+    cells: Sequence[Placed], per_cell: Sequence[Sequence[Char]], n_rows: int, stacked: int = MIN_STACKED
+) -> dict[tuple[int, int], list[float]]:
+    """Per (band, column) of a band ``row_cuts`` cuts whose row labels are centred beside groups
+    of rows (``centred_spans``): the label cell's own cuts, between the groups only (the label
+    cell spans its group's rows, as a ruled cell spanning rows does)."""
+    out: dict[tuple[int, int], list[float]] = {}
+    for r, (label, groups, ends) in _row_bands(cells, per_cell, n_rows, stacked).items():
+        if ends:
+            between = _between(groups)
+            out[(r, cells[label].col)] = [between[e] for e in ends[:-1]]
+    return out
+
+
+def _between(groups: Sequence[Sequence[_Line]]) -> list[float]:
+    return [
+        (max(ln.bottom for ln in above) + min(ln.top for ln in below)) / 2
+        for above, below in zip(groups, groups[1:], strict=False)
+    ]
+
+
+def _row_bands(
+    cells: Sequence[Placed], per_cell: Sequence[Sequence[Char]], n_rows: int, stacked: int
+) -> dict[int, tuple[int, list[list[_Line]], list[int]]]:
+    """Per band holding rows of text: its label cell, its rows (lines grouped; without the lines
+    of labels centred beside groups of rows) and the last row of each such group ([] if none)."""
+    out: dict[int, tuple[int, list[list[_Line]], list[int]]] = {}
     first = min((c.row for c, chars in zip(cells, per_cell, strict=True) if chars), default=n_rows)
     bands: dict[int, list[int]] = {}
     for i, c in enumerate(cells):
@@ -183,19 +234,24 @@ def row_cuts(
         if not is_row_band(lines, band, stacked):
             continue
         groups = group_rows(lines, label)
-        cuts[r] = [
-            (max(ln.bottom for ln in above) + min(ln.top for ln in below)) / 2
-            for above, below in zip(groups, groups[1:], strict=False)
-        ]
-    return cuts
+        spans = centred_spans(groups, label)
+        out[r] = (label, *spans) if spans else (label, groups, [])
+    return out
 
 
-def cut_boxes(cells: Sequence[Placed], cuts: dict[int, list[float]], tol: float = 1.0) -> list[BBox]:
-    """The cells' rectangles, those of a band with cuts cut there (cells spanning bands whole)."""
+def cut_boxes(
+    cells: Sequence[Placed],
+    cuts: dict[int, list[float]],
+    tol: float = 1.0,
+    own: dict[tuple[int, int], list[float]] | None = None,
+) -> list[BBox]:
+    """The cells' rectangles, those of a band with cuts cut there (cells spanning bands whole; a
+    cell with cuts of its own in ``own``, by band and column, cut at those)."""
     out: list[BBox] = []
     for cell in cells:
         x0, top, x1, bottom = cell.bbox
-        inner = sorted(y for y in cuts.get(cell.row, ()) if top + tol < y < bottom - tol)
+        mine = (own or {}).get((cell.row, cell.col), cuts.get(cell.row, ()))
+        inner = sorted(y for y in mine if top + tol < y < bottom - tol)
         if cell.rowspan != 1 or not inner:
             out.append(cell.bbox)
             continue

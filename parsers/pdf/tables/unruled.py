@@ -231,7 +231,8 @@ def table_from_block(
     mirrored = labels_on_the_right(grid, head)
     if mirrored:  # a right-to-left table: labels in the last column; the row rules read them first
         grid = [row[::-1] for row in grid]
-    grid = [row for row in wrapped_rows(grid, head) if any(row)]
+    grid, head = wrapped_rows(grid, head)
+    grid = [row for row in grid if any(row)]
     head = min(head, max(len(grid) - 1, 1))  # label lines above the data joined into fewer rows
     grid = lift_row_spans(grid, head)
     header = header_count(grid, head)

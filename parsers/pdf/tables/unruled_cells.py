@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from parsers.pdf import rtl as bidi_text
+from parsers.pdf.tables.row_spans import SPAN_PITCH, lift_centred, row_pitch
 from parsers.pdf.tables.unruled_guards import is_figure, is_numeric
 from parsers.pdf.text_layout import Segment
 
@@ -174,11 +175,15 @@ def lift_row_spans(grid: Grid, head: int) -> Grid:
     label above already spans are not the next label's ("DP", "L2", "Cos" over two rows each:
     "L2" is also centred on the four rows around it)."""
     start = body_start(grid, head)
+    centred = lift_centred(grid, start)  # labels on their groups' middle rows too ("South")
+    if centred is not None:
+        return centred
     out = [list(r) for r in grid]
     i = start + 1
     floor = start  # the first row no label above has taken
+    pitch = row_pitch([_extent(r) for r in grid[start:] if any(r[1:])])
     while i < len(out) - 1:
-        group = _span_group(out, floor, i)
+        group = _span_group(out, floor, i, pitch)
         if group is None:
             i += 1
             continue
@@ -191,7 +196,7 @@ def lift_row_spans(grid: Grid, head: int) -> Grid:
     return out
 
 
-def _span_group(grid: Grid, start: int, i: int) -> tuple[int, int] | None:
+def _span_group(grid: Grid, start: int, i: int, pitch: float) -> tuple[int, int] | None:
     """The first row and the size of the group that row ``i``'s cells span (``lift_row_spans``;
     rows from ``start`` on), or None: of the rows around it whose cells in its columns are empty,
     the most (as many above as below, one more or less) whose middle is the label's middle
@@ -202,6 +207,8 @@ def _span_group(grid: Grid, start: int, i: int) -> tuple[int, int] | None:
         return None
     if not any(c for j, c in enumerate(grid[i + 1]) if j not in spans):
         return None
+    if pitch and sum(_extent(grid[i + 1])) - sum(_extent(grid[i - 1])) > 2 * SPAN_PITCH * pitch:
+        return None  # the line takes a row's place: a section label row
 
     def free(k: int) -> bool:
         return all(not grid[k][j] for j in spans) and any(grid[k])

@@ -15,17 +15,24 @@ from parsers.pdf.tables.unruled_cells import Grid, Word, body_start, merge_wrapp
 from parsers.pdf.tables.unruled_guards import is_figure
 
 
-def wrapped_rows(grid: Grid, head: int) -> Grid:
-    """``grid`` with the lines of each body row joined: by the gaps between rows when they say
-    where rows end and every group can be one row, else line by line."""
+def wrapped_rows(grid: Grid, head: int) -> tuple[Grid, int]:
+    """``grid`` with the lines of each body row joined, and the first data line's index then: by
+    the gaps between rows when they say where rows end and every group can be one row, else line
+    by line. By the gaps, the first row may open above the first data line: the first lines of
+    its text cells centred (or set at the bottom) beside the data line (``_opening_lines``)."""
     start = body_start(grid, head)
-    body = [row for row in grid[start:] if any(row)]
-    extents = [(min(w.top for c in row for w in c), max(w.bottom for c in row for w in c)) for row in body]
-    groups = rows_by_gaps(extents) if start == head else None  # label lines over the data: line by line
-    if groups is not None:
-        rows = [[body[i] for i in group] for group in groups]
-        if all(_one_row(r) for r in rows):
-            return [*grid[:start], *(_joined(r) for r in rows)]
+    if start == head:  # label lines over the data: line by line
+        for lead in (_opening_lines(grid, head), 0):
+            body = [row for row in grid[start - lead :] if any(row)]
+            extents = [
+                (min(w.top for c in row for w in c), max(w.bottom for c in row for w in c)) for row in body
+            ]
+            groups = rows_by_gaps(extents)
+            if groups is None or any(i < lead for group in groups[1:] for i in group):
+                continue
+            rows = [[body[i] for i in group] for group in groups]
+            if all(_one_row(r) for r in rows):
+                return [*grid[: start - lead], *(_joined(r) for r in rows)], head - lead
     out: Grid = []
     merged = merge_wrapped(grid, head)
     for k, row in enumerate(merged):
@@ -33,7 +40,30 @@ def wrapped_rows(grid: Grid, head: int) -> Grid:
             out[-1] = _joined([out[-1], row])
         else:
             out.append(row)
-    return out
+    return out, head
+
+
+def _opening_lines(grid: Grid, head: int) -> int:
+    """How many lines right above the first data line (up to two, a header line above them) hold
+    only the first lines of its wrapped text cells: words and no figure, in some of the columns
+    only, each a column where the data line holds words and no figure too ("Bacillus subtilis
+    and" over "Control  120  6.1  Escherichia coli", set at the bottom of the row) or nothing and
+    the line under it does ("Bacillus subtilis and" / "Escherichia coli" centred on the row)."""
+    data, under = grid[head], grid[head + 1] if head + 1 < len(grid) else []
+    lead = 0
+    while lead < 2 and head - lead - 1 >= 1:
+        row = grid[head - lead - 1]
+        filled = [j for j, cell in enumerate(row) if cell]
+        if not filled or len(filled) * 2 > len(row) or any(_figure(row[j]) for j in filled):
+            break
+        if not all(_words(data[j]) or (not data[j] and under and _words(under[j])) for j in filled):
+            break
+        lead += 1
+    return lead
+
+
+def _words(cell: Sequence[Word]) -> bool:
+    return bool(cell) and not _figure(cell)
 
 
 def _joined(rows: Sequence[Sequence[list[Word]]]) -> list[list[Word]]:
