@@ -1,7 +1,8 @@
 """Table structure metric: ICDAR-2013-style adjacency relations + strict cell accuracy, docmill vs peers.
 
     PYTHONPATH=. .venv/bin/python bench/table_adjacency.py [--systems docmill,camelot,...]
-        [--half held|fit|all] [--json OUT] [--show-cases] [--set dev|real|real-s9|real-s10|real-s11|real-s12|both]
+        [--half held|fit|all] [--json OUT] [--show-cases]
+        [--set dev|real|real-s9|real-s10|real-s11|real-s12|both]
 
 Relations (Göbel et al., ICDAR 2013 table competition): for each non-empty cell, the nearest
 non-empty cell to its right in the same row and the nearest non-empty cell below it in the same
@@ -212,8 +213,8 @@ def real_cases(root: Path = REAL, without: Sequence[str] = ()) -> list[Case]:
     """The real-table dev set (eval/pdf-real/expected.json, cells written by hand from the rendered
     pages; PDFs from eval/pdf-real/fetch.py): ruled and partly ruled tables count as ruled, the
     rest as unruled; its pages without a table count as table-free pages. ``without`` leaves out
-    the cases marked ``"added": <one of them>`` (``("session 10", "session 11", "session 12", "session 12b")``: the set
-    as it was up to session 9)."""
+    the cases marked ``"added": <one of them>`` (``("session 10", "session 11", "session 12",
+    "session 12b")``: the set as it was up to session 9)."""
     data = json.loads((root / "expected.json").read_text())
     data["cases"] = [c for c in data["cases"] if c.get("added") not in without]
     return [

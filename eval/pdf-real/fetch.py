@@ -75,7 +75,9 @@ SHA256 = {
     "nlp2004slides.pdf": "dbba96ee2a04332d5caaf09664286a23f71e43d367b7c8638d5dc456682417d4",
     # added in session 12, second round
     "1804.07821.pdf": "2b0e8314ff2c2680dd309ce46a49d740084d66eb39549337d2daa91215c426f8",
-    "611-mentally-ill-persons-12-21-2020.pdf": "862726c1ca2a338861316b5ab7574a03c371fd7885898d78002c36235ff20c03",
+    "611-mentally-ill-persons-12-21-2020.pdf": (
+        "862726c1ca2a338861316b5ab7574a03c371fd7885898d78002c36235ff20c03"
+    ),
     "caltrain_schedule_weekend.pdf": "2474f1fce52fd848e55fbfb04b595ec5abea373337bfd427e5e2d5a7bdd89317",
     "fdx-2009-page_65.pdf": "92c9e77d65b27d4c88e367f7877c30d91abb006264b6aca045b13b8ee4820280",
 }
