@@ -39,7 +39,8 @@ PARSER_VERSIONS: dict[str, int] = {
     # table; the first line of an unruled table's first-row cell centred on two lines joins that
     # row; column rules stopping at full-width section rows inside a frame mark row boundaries)
     # 6: session 12's second round (charts boxed inside a partial grid's frame, beside the table,
-    # are left out when its bands are read again for columns)
+    # are left out when its bands are read again for columns; a long title line in larger type on
+    # a coloured band inset in the first ruled row is the table's title)
     "pdf": 6,
     "records": 1,
     "code": 1,

@@ -82,6 +82,7 @@ SHA256 = {
     "fdx-2009-page_65.pdf": "92c9e77d65b27d4c88e367f7877c30d91abb006264b6aca045b13b8ee4820280",
     "demo-table-close-underline.pdf": "3ca975c33ddc4e53aa555c9b83b1810fa21981c81a922e6be420e1bacf998b84",
     "demo-table-empty-cell.pdf": "6b54065869d08aedbecdf9cf9c8953a1c0ebbe61df78e146a248bdcca1a25666",
+    "demo-table-shading.pdf": "b43c8722ddc0e9aee33b09d9b6d8da583270cd4fa22bec168c4c485adc594e8d",
 }
 
 

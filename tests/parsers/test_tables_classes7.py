@@ -2,8 +2,9 @@
 copied) and read through the PDF parser: a market report's frame split by a rule into a table
 (rules under its header and its section rows only, so the ruled bands hold many lines of aligned
 figures and are read again for columns) and a panel of boxed charts beside it, whose axis labels
-and legends were read into the table. The behaviour test failed on main's code (1f63dcd); the
-guards (named so) pass on both."""
+and legends were read into the table; a statistical table's long title (twelve words) set in
+larger type on a coloured band inset in its first ruled row, read as a row. The behaviour tests
+failed on main's code (1f63dcd); the guards (named so) pass on both."""
 
 from __future__ import annotations
 
@@ -158,3 +159,63 @@ def test_guard_only_boxes_holding_a_plotted_line_inside_the_frame_are_charts() -
     page = _page([series, corner], [whole, chart, cell, outside])
     assert chart_boxes(page, frame) == [(300.0, 20.0, 490.0, 160.0)]
     assert chart_boxes(_page([corner], [chart, cell]), frame) == []
+
+
+TITLE = "Rate of Accidental Deaths and Suicides and Population Growth, 1967 to 1969"
+YEARS = (
+    ("1967", "4999", "126762", "25.4"),
+    ("1968", "5111", "126232", "24.7"),
+    ("1969", "5225", "130755", "25.0"),
+)
+
+
+def _titled(path: Path, title_size: float) -> list[tuple[str, ...]]:
+    """A ruled grid whose first row is one cell over the whole width holding TITLE in bold type of
+    ``title_size`` on a coloured band that stops 2.5 pt short of the row's bottom rule; a header
+    row and three rows of figures in 8 pt type under it. Returns the rows under the title."""
+    xs, row, top = (60.0, 160.0, 260.0, 380.0, 520.0), 20.0, A4[1] - 100
+    header = ("Year", "Population", "Incidence", "Rate")
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFillColorRGB(0.5, 0.1, 0.5)
+    c.rect(xs[0], top - row + 2.5, xs[-1] - xs[0], row - 2.5, stroke=0, fill=1)
+    c.setFillColorRGB(1, 1, 1)
+    c.setFont("Helvetica-Bold", title_size)
+    c.drawCentredString((xs[0] + xs[-1]) / 2, top - 14, TITLE)
+    c.setFillColorRGB(0, 0, 0)
+    c.setFont("Helvetica", 8)
+    body = [header, *YEARS]
+    n = len(body) + 1
+    for k in range(n + 1):
+        c.line(xs[0], top - k * row, xs[-1], top - k * row)
+    for x in (xs[0], xs[-1]):
+        c.line(x, top, x, top - n * row)
+    for x in xs[1:-1]:
+        c.line(x, top - row, x, top - n * row)
+    for r, values in enumerate(body, start=1):
+        for k, text in enumerate(values):
+            c.drawString(xs[k] + 4, top - r * row - 13, text)
+    c.save()
+    return body
+
+
+def _blocks(path: Path) -> list[tuple[str | None, list[tuple[str, ...]]]]:
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    return [
+        (b.table.title, [tuple(r) for r in (*b.table.header, *b.table.body)])
+        for b in doc.blocks
+        if b.table is not None
+    ]
+
+
+def test_long_title_in_larger_type_on_an_inset_band_is_the_title(tmp_path: Path) -> None:
+    path = tmp_path / "titled.pdf"
+    body = _titled(path, title_size=10.0)
+    assert _blocks(path) == [(TITLE, body)]
+
+
+def test_guard_the_long_line_in_the_tables_own_type_stays_a_row(tmp_path: Path) -> None:
+    path = tmp_path / "titled.pdf"
+    body = _titled(path, title_size=8.0)
+    ((title, rows),) = _blocks(path)
+    assert title != TITLE
+    assert rows == [(TITLE, "", "", ""), *body]
