@@ -73,6 +73,16 @@ SHA256 = {
     "google-doc-document.pdf": "69f6b7f493b1bc55d518942976cbeadc4ec0a36f6d8a6dc24feffc516d35b2c9",
     "NetpresseInvoice.pdf": "c7711ffe4f0c820d2bc3f1d15e0f5075b8cf3e9c831401beaa9cc36760ec11fc",
     "nlp2004slides.pdf": "dbba96ee2a04332d5caaf09664286a23f71e43d367b7c8638d5dc456682417d4",
+    # added in session 12, second round
+    "1804.07821.pdf": "2b0e8314ff2c2680dd309ce46a49d740084d66eb39549337d2daa91215c426f8",
+    "611-mentally-ill-persons-12-21-2020.pdf": (
+        "862726c1ca2a338861316b5ab7574a03c371fd7885898d78002c36235ff20c03"
+    ),
+    "caltrain_schedule_weekend.pdf": "2474f1fce52fd848e55fbfb04b595ec5abea373337bfd427e5e2d5a7bdd89317",
+    "fdx-2009-page_65.pdf": "92c9e77d65b27d4c88e367f7877c30d91abb006264b6aca045b13b8ee4820280",
+    "demo-table-close-underline.pdf": "3ca975c33ddc4e53aa555c9b83b1810fa21981c81a922e6be420e1bacf998b84",
+    "demo-table-empty-cell.pdf": "6b54065869d08aedbecdf9cf9c8953a1c0ebbe61df78e146a248bdcca1a25666",
+    "demo-table-shading.pdf": "b43c8722ddc0e9aee33b09d9b6d8da583270cd4fa22bec168c4c485adc594e8d",
 }
 
 

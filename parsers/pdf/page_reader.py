@@ -191,11 +191,17 @@ PARTIAL_GRID_LINES = 5
 def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) -> list[tables.PageTable]:
     """``found``, or the unruled tables inside its box when its rules are only a partial grid (a
     cell holds many lines of aligned figures, or ruled columns hold several figure columns each:
-    rules between column groups only) and they hold at least twice as many filled cells."""
+    rules between column groups only) and they hold at least twice as many filled cells. Charts
+    boxed inside the frame (``chart_boxes``) are left out of the second reading."""
     lines = max((c.count("\n") + 1 for r in found.table.rows for c in r), default=0)
     if lines < PARTIAL_GRID_LINES and not _packed_figures(found.table.rows):
         return [found]
-    inside = [c for c in page.chars if tables.centre_in(c, found.bbox) and not is_unmapped(c)]
+    charts = chart_boxes(page, found.bbox)
+    inside = [
+        c
+        for c in page.chars
+        if tables.centre_in(c, found.bbox) and not is_unmapped(c) and not tables.centre_in_any(c, charts)
+    ]
     again = unruled.find_tables(list(_words(page, inside)))
     filled = sum(1 for t in again for r in t.rows for c in r if c.strip())
     if filled < 2 * sum(1 for r in found.table.rows for c in r if c.strip()):
@@ -204,6 +210,46 @@ def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) ->
         tables.PageTable(t.bbox, Table(_group_labels_first(t, found), t.header_rows), t.columns)
         for t in again
     ]
+
+
+# A drawn path of this many points is a plotted line (a chart's series), not a rounded corner or an
+# arrow head.
+PLOT_POINTS = 8
+
+
+def chart_boxes(page: pdfplumber.page.Page, frame: tables.BBox) -> list[tables.BBox]:
+    """Boxes drawn inside ``frame``, at most half its area, that hold a plotted line (a curve of
+    PLOT_POINTS points or more): charts set in a ruled panel beside a table (a market report's
+    frame, its right column a stack of boxed charts). Their axis labels and legends are no table
+    text."""
+    plots = [
+        (float(c["x0"]), float(c["top"]), float(c["x1"]), float(c["bottom"]))
+        for c in page.curves
+        if len(c.get("pts") or ()) >= PLOT_POINTS
+    ]
+    if not plots:
+        return []
+    x0, top, x1, bottom = frame
+    area = (x1 - x0) * (bottom - top)
+    out = []
+    for r in page.rects:
+        box = (float(r["x0"]), float(r["top"]), float(r["x1"]), float(r["bottom"]))
+        if box[0] < x0 - 1 or box[2] > x1 + 1 or box[1] < top - 1 or box[3] > bottom + 1:
+            continue
+        if (box[2] - box[0]) * (box[3] - box[1]) > 0.5 * area:
+            continue  # the frame itself, or a box around the table and its chart together
+        if any(_holds(box, plot) for plot in plots):
+            out.append(box)
+    return out
+
+
+def _holds(box: tables.BBox, inner: tables.BBox, tol: float = 1.0) -> bool:
+    return (
+        box[0] - tol <= inner[0]
+        and inner[2] <= box[2] + tol
+        and box[1] - tol <= inner[1]
+        and inner[3] <= box[3] + tol
+    )
 
 
 # Ruled cells with a line of this many figures side by side: a ruled column holding several

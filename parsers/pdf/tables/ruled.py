@@ -130,7 +130,8 @@ def table_from_cells(
             return None
         xs, ys, placed, per_cell = read
     texts = [cell_text(cs) for cs in per_cell]
-    title, keep = _boxed_caption(placed, texts, xs, ys, () if angle else bands)
+    sizes = [_median_size(cs) for cs in per_cell]
+    title, keep = _boxed_caption(placed, texts, xs, ys, () if angle else bands, sizes)
     if title is not None:
         placed, per_cell, texts = (
             [placed[i] for i in keep],
@@ -196,12 +197,15 @@ def _boxed_caption(
     xs: Sequence[float],
     ys: Sequence[float],
     bands: Sequence[BBox] = (),
+    sizes: Sequence[float] = (),
     tol: float = 2.0,
 ) -> tuple[str | None, list[int]]:
     """(caption, indices of the other cells) when the first or last row of the grid is one cell
     over the whole width whose text is a caption, or the first row one such cell holding a short
     title line over at least two more rows, shaded by a band of its own (a coloured title band:
-    "Staging" over a two-column table; a ruled title row stays a row); (None, all cells)
+    "Staging" over a two-column table; a ruled title row stays a row); a longer title line
+    there counts too when it is set in larger type than the rest of the table (a statistical
+    table's title band: "Rate of Accidental Deaths ... During 1967 to 2013"); (None, all cells)
     otherwise."""
     everything = list(range(len(cells)))
     if len(cells) < 3:
@@ -214,7 +218,8 @@ def _boxed_caption(
             continue
         text = " ".join(texts[i].split())
         first = top <= ys[0] + tol and len(ys) >= 4
-        band = first and _title_line(texts[i]) and _shaded(cell.bbox, bands, tol)
+        titled = _title_line(texts[i]) or _large_title(texts[i], i, sizes)
+        band = first and titled and _shaded(cell.bbox, bands, tol)
         if TABLE_CAPTION.match(text) or band or (first and _numbered_headings(texts[i])):
             return text, [k for k in everything if k != i]
     return None, everything
@@ -245,10 +250,14 @@ def band_fills(rects: Sequence[Char]) -> list[BBox]:
 
 
 def _shaded(box: BBox, bands: Sequence[BBox], tol: float) -> bool:
-    """A band covers ``box`` and ends with it (it does not run on under the rows below)."""
+    """A band covers ``box`` from its top and ends inside it, in its lower half (it does not run on
+    under the rows below; a band inset a little above the row's rule still ends with the row)."""
     x0, top, x1, bottom = box
     return any(
-        b[0] <= x0 + tol and b[2] >= x1 - tol and b[1] <= top + tol and bottom - tol <= b[3] <= bottom + tol
+        b[0] <= x0 + tol
+        and b[2] >= x1 - tol
+        and b[1] <= top + tol
+        and (top + bottom) / 2 <= b[3] <= bottom + tol
         for b in bands
     )
 
@@ -266,6 +275,31 @@ def _numbered_headings(text: str) -> bool:
         m.group(1) for ln in lines if (m := _SECTION_NUMBER.match(ln)) and any(c.isalpha() for c in ln)
     ]
     return len(lines) >= 2 and len(numbers) == len(lines) and numbers[1].startswith(numbers[0] + ".")
+
+
+# A title band's line may run to this many words when set this much larger than the table's text
+MAX_LARGE_TITLE_WORDS = 20
+LARGE_TITLE = 1.2
+
+
+def _median_size(chars: Sequence[Char]) -> float:
+    sizes = sorted(float(c.get("size") or 0.0) for c in chars if str(c.get("text", "")).strip())
+    return sizes[len(sizes) // 2] if sizes else 0.0
+
+
+def _large_title(text: str, i: int, sizes: Sequence[float]) -> bool:
+    """One line of up to MAX_LARGE_TITLE_WORDS words with a letter, set LARGE_TITLE times larger
+    than the median type of the table's other cells: a long title, not a note or a sentence
+    (those are set in the table's own type)."""
+    words = text.split()
+    if (
+        "\n" in text.strip()
+        or not 0 < len(words) <= MAX_LARGE_TITLE_WORDS
+        or not any(ch.isalpha() for ch in text)
+    ):
+        return False
+    others = sorted(s for k, s in enumerate(sizes) if k != i and s > 0)
+    return bool(others) and i < len(sizes) and sizes[i] >= LARGE_TITLE * others[len(others) // 2]
 
 
 def _title_line(text: str) -> bool:
