@@ -6,8 +6,9 @@ time, so a query is a few array slices added together.
     score(q, d) = sum over query term occurrences t of weight(t) * w(t, d)
 
 A term repeated in the query counts once per occurrence, as in rank_bm25, bm25s and Anserini's
-bag-of-words queries; weight(t) is 1 but for the Han-character field's terms (tokenize.term_weight). bm25s' "lucene" method drops the constant (k1 + 1) factor, as Lucene >= 8 does:
-its scores are ours divided by (k1 + 1), with the same ranking.
+bag-of-words queries; weight(t) is 1 but for the Han-character field's terms (tokenize.term_weight).
+bm25s' "lucene" method drops the constant (k1 + 1) factor, as Lucene >= 8 does: its scores are
+ours divided by (k1 + 1), with the same ranking.
 
 Storage is term-major CSC: the postings of vocabulary id ``t`` are ``indices[indptr[t]:indptr[t+1]]``
 (document ids, int32, ascending) with weights ``data[...]`` (float32). Files are plain JSON and

@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -75,6 +75,13 @@ UNIGRAM_WEIGHT = 0.25
 def term_weight(term: str) -> float:
     """A query term's weight in BM25: UNIGRAM_WEIGHT for the Han-character field, else 1."""
     return UNIGRAM_WEIGHT if term.startswith(UNIGRAM_PREFIX) else 1.0
+
+
+def words(terms: Sequence[str]) -> list[str]:
+    """``terms`` without the Han-character field: what abstaining reads (whether the corpus knows
+    the query's words, how many of them one chunk holds). Single characters are known to any
+    Chinese corpus, so counted there they would make every Chinese question look in-domain."""
+    return [t for t in terms if not t.startswith(UNIGRAM_PREFIX)]
 
 
 @functools.cache

@@ -164,7 +164,15 @@ def test_stem_uses_snowball_and_leaves_cjk_alone() -> None:
     pytest.importorskip("Stemmer")
     stemming = Tokenizer(stem=True)
     assert stemming("running files 写代码 用") == [
-        "run", "file", "写代", "代码", "u:写", "u:代", "u:码", "用", "u:用"
+        "run",
+        "file",
+        "写代",
+        "代码",
+        "u:写",
+        "u:代",
+        "u:码",
+        "用",
+        "u:用",
     ]
 
 
