@@ -66,6 +66,12 @@ BENCHMARKS = {
         ["--english", "300", "--chinese", "100", "--queries", "50"],
         ["--english", "30", "--chinese", "10", "--queries", "5"],
     ),
+    "han": (
+        "The Han-character BM25 field: BM25 size, build and query cost, field on vs off (CMRC)",
+        "bench/bench_han.py",
+        ["--chinese", "1104", "--queries", "200"],
+        ["--chinese", "20", "--queries", "5"],
+    ),
     "pdf": (
         "Text-PDF ingest: parsers.pdf.parser.parse vs a plain pdfplumber loop",
         "bench/bench_pdf.py",

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from urllib.parse import urlencode
 
 from docmill.hits import Hit, SearchResult
-from indexers.lexical.tokenize import DEFAULT_TOKENIZER, UNSPACED_SCRIPTS, Tokenizer
+from indexers.lexical.tokenize import DEFAULT_TOKENIZER, UNSPACED_SCRIPTS, Tokenizer, words
 from indexers.ranking.options import Mode
 
 MODES = tuple(Mode.names())  # hybrid first: the default
@@ -44,10 +44,11 @@ td,th{border:1px solid #ccc;padding:.15rem .4rem;text-align:left}
 def query_terms(query: str, tokenizer: Tokenizer = DEFAULT_TOKENIZER) -> list[str]:
     """The query's terms as the index's tokenizer finds them, unstemmed (so they can be found in
     the text): English and Chinese stopwords dropped, identifiers split, CJK runs as the bigrams
-    BM25 matches. Single Latin letters are dropped; longest first so a longer term wins."""
+    BM25 matches (not the Han-character field: a single character marked everywhere is noise).
+    Single Latin letters are dropped; longest first so a longer term wins."""
     unstemmed = dataclasses.replace(tokenizer, stem=False)
-    words = {w for w in unstemmed(query) if len(w) > 1 or _UNSPACED.match(w)}
-    return sorted(words, key=lambda w: (-len(w), w))
+    found = {w for w in words(unstemmed(query)) if len(w) > 1 or _UNSPACED.match(w)}
+    return sorted(found, key=lambda w: (-len(w), w))
 
 
 def _spans(text: str, terms: list[str]) -> list[tuple[int, int]]:

@@ -42,7 +42,7 @@ from docmill.shard_merge import OWN_ROW, ROW_BITS, SearchRun, ShardedResult, cor
 from indexers.build.sections import FusionSection
 from indexers.build.shards import RootManifest, ShardsError
 from indexers.dense.embedder import Embedder, model_can_read, query_vector, unknown_token_share
-from indexers.lexical.tokenize import Tokenizer
+from indexers.lexical.tokenize import Tokenizer, words
 from indexers.ranking import policy
 from indexers.ranking.abstain import COVERAGE_DEPTH, AbstainModel, is_short, known_idf_share
 from indexers.ranking.fusion import Fused
@@ -292,7 +292,8 @@ class ShardedIndex:
         rows: dict[str, list[int]] = {}
         for name, row in (self._locate(row) for row, _ in bm25[:COVERAGE_DEPTH]):
             rows.setdefault(name, []).append(row)
-        calls = {name: (run.terms, mine, run.corpus, run.df) for name, mine in rows.items()}
+        terms = words(run.terms)  # as abstain.best_coverage reads them
+        calls = {name: (terms, mine, run.corpus, run.df) for name, mine in rows.items()}
         answer, _ = self._fan("coverage", calls, run.timeout)
         return max((float(value) for values in answer.values() for value in values), default=0.0)
 

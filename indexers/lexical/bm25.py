@@ -3,11 +3,12 @@ time, so a query is a few array slices added together.
 
     idf(t)      = ln(1 + (N - df + 0.5) / (df + 0.5))            always > 0
     w(t, d)     = idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))
-    score(q, d) = sum over query term occurrences t of w(t, d)
+    score(q, d) = sum over query term occurrences t of weight(t) * w(t, d)
 
 A term repeated in the query counts once per occurrence, as in rank_bm25, bm25s and Anserini's
-bag-of-words queries. bm25s' "lucene" method drops the constant (k1 + 1) factor, as Lucene >= 8 does:
-its scores are ours divided by (k1 + 1), with the same ranking.
+bag-of-words queries; weight(t) is 1 but for the Han-character field's terms (tokenize.term_weight).
+bm25s' "lucene" method drops the constant (k1 + 1) factor, as Lucene >= 8 does: its scores are
+ours divided by (k1 + 1), with the same ranking.
 
 Storage is term-major CSC: the postings of vocabulary id ``t`` are ``indices[indptr[t]:indptr[t+1]]``
 (document ids, int32, ascending) with weights ``data[...]`` (float32). Files are plain JSON and
@@ -33,6 +34,7 @@ from indexers.build.files import BM25_VOCAB_FILE as VOCAB_FILE
 from indexers.lexical.bm25_files import BM25FormatError as BM25FormatError
 from indexers.lexical.bm25_files import check_shapes, read_folder
 from indexers.lexical.term_counts import TermCounts, count_terms_stream
+from indexers.lexical.tokenize import term_weight
 
 FORMAT = "docmill-bm25"
 FORMAT_VERSION = 1
@@ -115,18 +117,19 @@ class BM25Index:
         )
 
     def _postings(self, query_tokens: Sequence[str]) -> dict[str, tuple[int, int, int]]:
-        """term -> (occurrences in the query, postings start, end) for the query's known terms."""
+        """term -> (its weight in the query: tokenize.term_weight per occurrence, postings start,
+        end) for the query's known terms."""
         found: dict[str, tuple[int, int, int]] = {}
         indptr = self._indptr
         for token in query_tokens:
             if token in found:
                 count, start, end = found[token]
-                found[token] = (count + 1, start, end)
+                found[token] = (count + term_weight(token), start, end)
                 continue
             term_id = self.term_ids.get(token)
             if term_id is not None:
                 start, end = indptr[term_id : term_id + 2].tolist()
-                found[token] = (1, start, end)
+                found[token] = (term_weight(token), start, end)
         return found
 
     def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
@@ -143,7 +146,7 @@ class BM25Index:
         docs, weights = [], []
         for count, start, end in postings.values():
             docs.append(self.indices[start:end])
-            weights.append(self.data[start:end] * count if count > 1 else self.data[start:end])
+            weights.append(self.data[start:end] * count if count != 1 else self.data[start:end])
         # One C loop over all postings of the query (a term's postings never repeat a document,
         # different terms' postings add up), summed in float64 like the reference formula.
         totals = np.bincount(np.concatenate(docs), weights=np.concatenate(weights), minlength=self.n_docs)
@@ -164,7 +167,7 @@ class BM25Index:
                 continue
             df = int(self.indptr[term_id + 1] - self.indptr[term_id])
             idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5))
-            total += float(idf * count * (k1 + 1) / (count + norm))
+            total += term_weight(token) * float(idf * count * (k1 + 1) / (count + norm))
         return total
 
     def idf(self, term: str) -> float:
@@ -190,7 +193,7 @@ class BM25Index:
         df = np.array(
             [0 if t is None else int(self.indptr[t + 1] - self.indptr[t]) for t in term_ids], dtype=np.float64
         )
-        idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+        idf = np.log1p((self.n_docs - df + 0.5) / (df + 0.5)) * [term_weight(t) for t in unique]
         targets = np.asarray(docs, dtype=np.int64)
         covered = np.zeros(len(targets), dtype=np.float64)
         for weight, term_id in zip(idf.tolist(), term_ids, strict=True):

@@ -41,6 +41,7 @@ from indexers.lexical.segment_files import Deletions as Deletions
 from indexers.lexical.segment_files import SegmentPostings as SegmentPostings
 from indexers.lexical.segment_files import check_deleted_tokens as check_deleted_tokens
 from indexers.lexical.segment_files import merge_postings as merge_postings
+from indexers.lexical.tokenize import term_weight
 
 # Term weights computed at query time are kept for this many postings (16 MiB of float32).
 WEIGHT_CACHE_POSTINGS = 1 << 22
@@ -156,12 +157,13 @@ class SegmentedBM25:
     def _postings(
         self, query_tokens: Sequence[str]
     ) -> dict[str, tuple[int, int, list[tuple[int, int, int]]]]:
-        """term -> (occurrences in the query, live df, [(segment, start, end)]) for known terms."""
+        """term -> (its weight in the query: tokenize.term_weight per occurrence, live df, [(segment,
+        start, end)]) for known terms."""
         found: dict[str, tuple[int, int, list[tuple[int, int, int]]]] = {}
         for token in query_tokens:
             if token in found:
                 count, df, slices = found[token]
-                found[token] = (count + 1, df, slices)
+                found[token] = (count + term_weight(token), df, slices)
                 continue
             df, slices = 0, []
             for i, segment in enumerate(self._segments):
@@ -172,7 +174,7 @@ class SegmentedBM25:
                 df += end - start - segment.deleted_df.get(token, 0)
                 slices.append((i, start, end))
             if df > 0:
-                found[token] = (1, df, slices)
+                found[token] = (term_weight(token), df, slices)
         return found
 
     def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
@@ -205,7 +207,7 @@ class SegmentedBM25:
             for i, start, end in slices:
                 docs[i].append(self._segments[i].indices[start:end])
                 w = self._term_weights(i, start, end, idf)
-                term_weights[i].append(w * np.float32(count) if count > 1 else w)
+                term_weights[i].append(w * np.float32(count) if count != 1 else w)
         rows: list[npt.NDArray[np.integer[Any]]] = []
         weights = []
         for i, mapping in enumerate(self._row_of):
@@ -232,7 +234,7 @@ class SegmentedBM25:
         docs, weights = [], []
         for count, _, ((_, start, end),) in postings.values():
             docs.append(indices[start:end])
-            weights.append(stored[start:end] * np.float32(count) if count > 1 else stored[start:end])
+            weights.append(stored[start:end] * np.float32(count) if count != 1 else stored[start:end])
         return _summed(docs, weights, self.n_docs)
 
     def _term_weights(self, segment_index: int, start: int, end: int, idf: float) -> npt.NDArray[np.float32]:
@@ -276,7 +278,7 @@ class SegmentedBM25:
                 continue
             df = postings[token][1]
             idf = np.log1p((self.stats_docs - df + 0.5) / (df + 0.5))
-            total += float(idf * count * (k1 + 1) / (count + norm))
+            total += term_weight(token) * float(idf * count * (k1 + 1) / (count + norm))
         return total
 
     def idf(self, term: str) -> float:
@@ -299,7 +301,7 @@ class SegmentedBM25:
         postings = self._postings(unique)
         known = df if df is not None else {t: postings[t][1] for t in postings}
         dfs = np.array([known.get(t, 0) for t in unique], dtype=np.float64)
-        idf = np.log1p((self.stats_docs - dfs + 0.5) / (dfs + 0.5))
+        idf = np.log1p((self.stats_docs - dfs + 0.5) / (dfs + 0.5)) * [term_weight(t) for t in unique]
         where, local = self.rows.locate(np.asarray(docs, dtype=np.int64))
         covered = np.zeros(len(docs), dtype=np.float64)
         for weight, term in zip(idf.tolist(), unique, strict=True):

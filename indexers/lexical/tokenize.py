@@ -16,6 +16,11 @@ Rules (version 1):
 - CJK runs (Han, Hiragana, Katakana, Hangul) become overlapping character bigrams, a 1-character run
   stays a unigram. Bigrams and not a dictionary segmenter: no model or dictionary to version, no
   dependency, and bigram recall is close to segmenters for BM25 (the Lucene CJKAnalyzer choice).
+- With ``cjk_unigrams`` each Han character (not a Chinese stopword) is also emitted as a term of its
+  own field, ``u:`` + the character, after the run's bigrams; BM25 weighs such a query term
+  UNIGRAM_WEIGHT (``term_weight``), so a paraphrase that shares characters but few bigrams with its
+  answer ("弹窗" / "弹出框") still scores, below a bigram match. On by default for new builds; a
+  build recorded before the option reads without it (``from_dict``), so it searches as it did.
 - Stopwords (small English list; small Chinese list applied to CJK unigrams only) are dropped.
 - ``stem`` applies the Snowball English stemmer (PyStemmer) to Latin tokens. PyStemmer is not a
   declared dependency, so ``stem=True`` raises ``ValueError`` when it is not installed.
@@ -26,12 +31,12 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 from parsers.options import reject_unknown_fields
-from parsers.scripts import UNSPACED_SCRIPTS
+from parsers.scripts import UNSPACED_SCRIPTS, is_han
 
 NAME = "docmill-words"
 VERSION = 1
@@ -57,6 +62,27 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset(
 )
 # Function characters that carry no topic on their own (unigrams only; bigrams containing them are kept).
 CHINESE_STOPWORDS: frozenset[str] = frozenset("的了是在和与及或也都就而着之于被把这那个吗吧呢啊")
+# The Han-character field (cjk_unigrams): its terms' prefix (":" never occurs inside a Latin token)
+# and their weight in a query. Chosen on the Chinese dev sets in a lab (bm25s: bigram BM25 + w *
+# unigram BM25 over the builds' chunks, one index, one length norm; zh-faq over whole files), hit@5
+# fit / held: zh-docs 0.789 / 0.810 (w 0) -> 0.842 / 0.905 (w 0.25) -> 0.895 / 0.905 (w 1); zh-faq
+# 0.781 / 0.789 -> 0.781 / 0.789 -> 0.768 / 0.762; CMRC (256 passages) 0.994 / 0.988 -> 0.996 /
+# 0.988 -> 0.996 / 0.994: a full weight costs the FAQ set what it gives the docs tree, a quarter
+# keeps it (docs/EVALUATION.md "Han characters").
+UNIGRAM_PREFIX = "u:"
+UNIGRAM_WEIGHT = 0.25
+
+
+def term_weight(term: str) -> float:
+    """A query term's weight in BM25: UNIGRAM_WEIGHT for the Han-character field, else 1."""
+    return UNIGRAM_WEIGHT if term.startswith(UNIGRAM_PREFIX) else 1.0
+
+
+def words(terms: Sequence[str]) -> list[str]:
+    """``terms`` without the Han-character field: what abstaining reads (whether the corpus knows
+    the query's words, how many of them one chunk holds). Single characters are known to any
+    Chinese corpus, so counted there they would make every Chinese question look in-domain."""
+    return [t for t in terms if not t.startswith(UNIGRAM_PREFIX)]
 
 
 @functools.cache
@@ -104,6 +130,7 @@ class Tokenizer:
     stopwords: bool = True
     split_identifiers: bool = True
     cjk_bigrams: bool = True
+    cjk_unigrams: bool = True
     name: str = NAME
     version: int = VERSION
 
@@ -127,6 +154,7 @@ class Tokenizer:
             "stopwords": self.stopwords,
             "split_identifiers": self.split_identifiers,
             "cjk_bigrams": self.cjk_bigrams,
+            "cjk_unigrams": self.cjk_unigrams,
         }
 
     @classmethod
@@ -138,7 +166,8 @@ class Tokenizer:
                 f"this docmill implements {NAME!r} version {VERSION}: rebuild the index"
             )
         reject_unknown_fields(cls, values, "tokenizer")
-        return cls(**dict(values))
+        # a build recorded before cjk_unigrams existed was tokenised without them
+        return cls(**{"cjk_unigrams": False, **dict(values)})
 
     def __call__(self, text: str) -> list[str]:
         if not text.isascii():
@@ -167,10 +196,15 @@ class Tokenizer:
         if len(run) == 1:
             if self.stopwords and run in CHINESE_STOPWORDS:
                 return []
-            return [run]
-        if not self.cjk_bigrams:
+            terms = [run]
+        elif not self.cjk_bigrams:
             return [ch for ch in run if not (self.stopwords and ch in CHINESE_STOPWORDS)]
-        return [run[i : i + 2] for i in range(len(run) - 1)]
+        else:
+            terms = [run[i : i + 2] for i in range(len(run) - 1)]
+        if self.cjk_unigrams:
+            stop = CHINESE_STOPWORDS if self.stopwords else frozenset()
+            terms += [UNIGRAM_PREFIX + ch for ch in run if is_han(ch) and ch not in stop]
+        return terms
 
 
 DEFAULT_TOKENIZER = Tokenizer()

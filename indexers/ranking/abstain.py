@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexers.lexical.segmented import BM25Scorer
+from indexers.lexical.tokenize import words
 
 # The calibration's version, stored with the scales: a build calibrated by an older one is
 # calibrated again by its next ingest (flows/settings.py).
@@ -44,7 +45,8 @@ COVERAGE_DEPTH = 5
 
 
 def is_short(terms: Sequence[str]) -> bool:
-    return 0 < len(set(terms)) <= SHORT_TERMS
+    """At most SHORT_TERMS distinct words (tokenize.words: a Han character is not one)."""
+    return 0 < len(set(words(terms))) <= SHORT_TERMS
 
 
 @dataclass(frozen=True)
@@ -113,15 +115,16 @@ DEFAULT_JOINT_E5 = JointScale(0.1, SideScale(low=0.7, threshold=0.76, high=0.84)
 def lexical_evidence(
     bm25: BM25Scorer, terms: Sequence[str], own_terms: frozenset[str] = frozenset()
 ) -> float:
-    """Share of the idf mass of the query's distinct terms that the corpus knows (df > 0). Terms
-    in ``own_terms`` (a pseudo-query's own chunk) must occur in another chunk too."""
+    """Share of the idf mass of the query's distinct words (tokenize.words) that the corpus knows
+    (df > 0). Terms in ``own_terms`` (a pseudo-query's own chunk) must occur in another chunk too."""
+    terms = words(terms)
     return known_idf_share(terms, bm25.document_frequencies(terms), bm25.n_docs, own_terms)
 
 
 def best_coverage(bm25: BM25Scorer, terms: Sequence[str], rows: Sequence[int]) -> float:
     """The coverage evidence: the best share of the query's idf mass one of ``rows`` (BM25's top
-    hits, at most COVERAGE_DEPTH of them are read) holds."""
-    top = list(rows)[:COVERAGE_DEPTH]
+    hits, at most COVERAGE_DEPTH of them are read) holds, over its words (tokenize.words)."""
+    top, terms = list(rows)[:COVERAGE_DEPTH], words(terms)
     return max(bm25.coverage_many(terms, top)) if top and terms else 0.0
 
 
@@ -130,7 +133,7 @@ def known_idf_share(
 ) -> float:
     """``lexical_evidence`` from document frequencies already read (a BM25 search returns those of
     its query: docmill.index reuses them rather than reading the postings bounds again)."""
-    unique = list(dict.fromkeys(terms))
+    unique = list(dict.fromkeys(words(terms)))
     if not unique:
         return 0.0
     total = known = 0.0

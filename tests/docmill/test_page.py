@@ -34,6 +34,7 @@ def test_query_terms_drop_single_letters_and_stopwords_but_keep_cjk_and_prefer_l
 def test_cjk_query_terms_are_the_tokenizers_bigrams_and_overlapping_ones_mark_one_run():
     terms = page.query_terms("安装脚本在哪里")
     assert {"安装", "装脚", "脚本"} <= set(terms)
+    assert not any(t.startswith("u:") or len(t) == 1 for t in terms)  # no Han-character field
     out = page.highlight("在服务器上运行安装脚本，然后重启", terms)
     assert "<mark>安装脚本</mark>" in out and "<mark>在</mark>" not in out
 

@@ -63,6 +63,25 @@ def test_lexical_evidence_is_the_known_share_of_the_query_idf_mass(corpus):
         assert lexical_evidence(bm25, rare, frozenset(only_here)) == 0.0
 
 
+def test_abstaining_reads_words_not_the_han_character_field():
+    from indexers.ranking.abstain import best_coverage, is_short
+
+    texts = ["组件的模板在数据变化时重新渲染", "路由把地址映射到组件", "状态管理集中保存数据"]
+    bm25 = BM25Index.build([TOKENIZE(t) for t in texts])
+    # 数, 字, 组, 变 ... occur in the corpus, but none of the question's words (bigrams) does
+    everyday = TOKENIZE("数字组合变法")
+    assert any(bm25.term_ids.get(t) is not None for t in everyday)  # known characters
+    assert lexical_evidence(bm25, everyday) == 0.0
+    assert lexical_evidence(bm25, TOKENIZE("组件数据")) == pytest.approx(
+        lexical_evidence(bm25, Tokenizer(cjk_unigrams=False)("组件数据"))
+    )
+    assert best_coverage(bm25, TOKENIZE("组件渲染"), [0]) == pytest.approx(
+        best_coverage(bm25, Tokenizer(cjk_unigrams=False)("组件渲染"), [0])
+    )
+    # "红烧肉" is two bigrams and three characters: a short query of two words
+    assert is_short(TOKENIZE("红烧肉")) and not is_short(TOKENIZE("组件模板数据渲染"))
+
+
 def test_side_scale_maps_evidence_monotonically_through_the_decision_point():
     scale = SideScale(low=0.1, threshold=0.3, high=0.7)
     values = np.linspace(-0.5, 1.5, 201)

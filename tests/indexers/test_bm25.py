@@ -231,3 +231,25 @@ def test_coverage_is_the_share_of_query_idf_mass_in_the_document():
     assert index.coverage(["alpha", "alpha"], 0) == pytest.approx(1.0)
     assert index.coverage(["alpha"], 2) == 0.0
     assert index.coverage([], 0) == 0.0
+
+
+def test_a_han_character_field_term_scores_a_quarter_of_its_bm25_weight() -> None:
+    from indexers.lexical.tokenize import UNIGRAM_WEIGHT, Tokenizer
+
+    tokenize = Tokenizer()
+    texts = ["弹窗组件挂到页面最外层", "列表过渡动画", "组件的插槽内容", "页面路由"]
+    docs = [tokenize(t) for t in texts]
+    index = BM25Index.build(docs, BM25Params(1.2, 0.75))
+    query = tokenize("弹出框")  # no bigram of it is indexed; its characters 弹 and 出 ...
+    assert query == ["弹出", "出框", "u:弹", "u:出", "u:框"]
+    scores = index.scores(query)
+    # ... only 弹 is: the first text scores its one character at a quarter of BM25's weight
+    n, avgdl, tf, dl = len(docs), sum(map(len, docs)) / len(docs), 1, len(docs[0])
+    idf = math.log1p((n - 1 + 0.5) / (1 + 0.5))
+    full = idf * tf * 2.2 / (tf + 1.2 * (1 - 0.75 + 0.75 * dl / avgdl))
+    assert scores[0] == pytest.approx(UNIGRAM_WEIGHT * full, rel=1e-6)
+    assert scores[1:].tolist() == [0.0, 0.0, 0.0]
+    assert index.score_document(query, docs[0]) == pytest.approx(scores[0], rel=1e-6)
+    # a bigram match outweighs a character match: "页面" in two texts, "组件" in two
+    ranked = index.scores(tokenize("页面组件"))
+    assert ranked[0] > ranked[2] > 0 and ranked[0] > ranked[3] > 0

@@ -15,7 +15,8 @@ from indexers.lexical.segmented import SegmentedBM25
 
 
 def corpus(rng: random.Random, n_docs: int, vocab_size: int = 300) -> list[list[str]]:
-    vocab = [f"w{i}" for i in range(vocab_size)]
+    # "u:" terms are the Han-character field, weighed UNIGRAM_WEIGHT in a query by every scorer
+    vocab = [f"{'u:' if i % 7 == 3 else ''}w{i}" for i in range(vocab_size)]
     weights = [1 / (i + 1) for i in range(vocab_size)]  # Zipf-like: common and rare terms
     return [rng.choices(vocab, weights, k=rng.choice([0, 1, 3, 10, 40, 120])) for _ in range(n_docs)]
 
@@ -60,7 +61,9 @@ def assert_same_as_full_rebuild(segments: Segments, rng: random.Random, queries:
     reference, index = BM25Index.build(live, segments.params), segments.index()
     assert (index.n_docs, index.avgdl) == (reference.n_docs, reference.avgdl)
     for _ in range(queries):
-        query = [f"w{rng.randrange(320)}" for _ in range(rng.randint(1, 8))]  # unseen and repeated terms
+        # unseen and repeated terms, some of the Han-character field
+        field = ["", "", "u:"]
+        query = [f"{rng.choice(field)}w{rng.randrange(320)}" for _ in range(rng.randint(1, 8))]
         np.testing.assert_allclose(index.scores(query), reference.scores(query), rtol=0, atol=1e-6)
         got, want = index.search(query, 100), reference.search(query, 100)
         assert got.df == want.df

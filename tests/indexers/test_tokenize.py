@@ -2,9 +2,10 @@ import pytest
 
 from indexers.lexical.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS, NAME, VERSION, Tokenizer
 
-plain = Tokenizer(stopwords=False, stem=False)
+plain = Tokenizer(stopwords=False, stem=False, cjk_unigrams=False)
 # The splitting rules are stated before stemming; the default tokenizer also stems (see below).
-default = Tokenizer(stem=False)
+# The bigram rules are stated without the Han-character field (cjk_unigrams, tested on its own).
+default = Tokenizer(stem=False, cjk_unigrams=False)
 
 
 @pytest.mark.parametrize(
@@ -80,6 +81,33 @@ def test_chinese_stopwords_apply_to_unigrams_only() -> None:
     assert plain("的") == ["的"]
 
 
+def test_han_characters_are_a_field_of_their_own_after_the_bigrams() -> None:
+    han = Tokenizer(stem=False)
+    assert han.cjk_unigrams is True  # new builds
+    assert han("写代码") == ["写代", "代码", "u:写", "u:代", "u:码"]
+    assert han("我的书") == ["我的", "的书", "u:我", "u:书"]  # stopwords left out of the field
+    assert han("书") == ["书", "u:书"]
+    # kana and Hangul keep their bigrams only: the field was measured on Chinese
+    assert han("のテキ") == ["のテ", "テキ"]
+    assert han("한국어") == ["한국", "국어"]
+    assert han("parse_pdf") == default("parse_pdf")
+
+
+def test_a_han_character_weighs_a_quarter_of_a_bigram_in_a_query() -> None:
+    from indexers.lexical.tokenize import UNIGRAM_WEIGHT, term_weight
+
+    assert term_weight("写代") == term_weight("python") == 1.0
+    assert term_weight("u:写") == UNIGRAM_WEIGHT == 0.25
+
+
+def test_a_manifest_without_cjk_unigrams_was_tokenised_without_them() -> None:
+    recorded = {k: v for k, v in Tokenizer().to_dict().items() if k != "cjk_unigrams"}
+    old = Tokenizer.from_dict(recorded)
+    assert old.cjk_unigrams is False
+    assert old("写代码") == ["写代", "代码"]
+    assert Tokenizer.from_dict(Tokenizer().to_dict()) == Tokenizer()
+
+
 def test_cjk_bigrams_off_gives_unigrams_without_stopwords() -> None:
     assert Tokenizer(cjk_bigrams=False)("我的书") == ["我", "书"]
 
@@ -135,7 +163,17 @@ def test_options_must_be_bools() -> None:
 def test_stem_uses_snowball_and_leaves_cjk_alone() -> None:
     pytest.importorskip("Stemmer")
     stemming = Tokenizer(stem=True)
-    assert stemming("running files 写代码 用") == ["run", "file", "写代", "代码", "用"]
+    assert stemming("running files 写代码 用") == [
+        "run",
+        "file",
+        "写代",
+        "代码",
+        "u:写",
+        "u:代",
+        "u:码",
+        "用",
+        "u:用",
+    ]
 
 
 def test_stem_without_pystemmer_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -154,8 +192,8 @@ def test_stem_without_pystemmer_is_refused(monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_tokenizer_is_deterministic_and_hashable() -> None:
     text = "Mixed 中文 text with camelCase and snake_case 2024"
-    assert default(text) == Tokenizer(stem=False)(text)
-    assert hash(Tokenizer(stem=False)) == hash(default)
+    assert default(text) == Tokenizer(stem=False, cjk_unigrams=False)(text)
+    assert hash(Tokenizer(stem=False, cjk_unigrams=False)) == hash(default)
     assert Tokenizer()(text) == Tokenizer()(text)
 
 
