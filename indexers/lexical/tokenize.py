@@ -63,12 +63,12 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset(
 # Function characters that carry no topic on their own (unigrams only; bigrams containing them are kept).
 CHINESE_STOPWORDS: frozenset[str] = frozenset("的了是在和与及或也都就而着之于被把这那个吗吧呢啊")
 # The Han-character field (cjk_unigrams): its terms' prefix (":" never occurs inside a Latin token)
-# and their weight in a query. Chosen on the Chinese dev sets in a lab (bm25s: bigram BM25 + w *
-# unigram BM25 over the builds' chunks, one index, one length norm; zh-faq over whole files), hit@5
-# fit / held: zh-docs 0.789 / 0.810 (w 0) -> 0.842 / 0.905 (w 0.25) -> 0.895 / 0.905 (w 1); zh-faq
-# 0.781 / 0.789 -> 0.781 / 0.789 -> 0.768 / 0.762; CMRC (256 passages) 0.994 / 0.988 -> 0.996 /
-# 0.988 -> 0.996 / 0.994: a full weight costs the FAQ set what it gives the docs tree, a quarter
-# keeps it (docs/EVALUATION.md "Han characters").
+# and their weight in a query. Chosen on the Chinese dev sets in a lab (bm25s over the builds'
+# chunks, the characters in the same index as the bigrams; zh-faq over whole files), hit@5 fit /
+# held, bigrams only -> weight 0.25 -> weight 1: zh-docs 0.737 / 0.810 -> 0.842 / 0.905 -> 0.895 /
+# 0.905; zh-faq 0.788 / 0.789 -> 0.781 / 0.789 -> 0.768 / 0.762; CMRC (256 passages) 0.994 / 0.988
+# -> 0.996 / 0.988 -> 0.996 / 0.994: a full weight costs the FAQ set what it gives the docs tree
+# (docs/EVALUATION.md "Han characters in BM25").
 UNIGRAM_PREFIX = "u:"
 UNIGRAM_WEIGHT = 0.25
 
