@@ -37,6 +37,7 @@ from indexers.lexical.bm25 import BM25Result
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking import policy
 from indexers.ranking.abstain import (
+    COVERAGE_DEPTH,
     AbstainModel,
     best_coverage,
     is_short,
@@ -203,8 +204,9 @@ class HybridIndex:
         terms = self._terms(query)
         short = is_short(terms)
         coverage = policy.coverage_evidence(
-            self.abstain_model, cosine, results, short,
-            lambda bm25: best_coverage(self.bm25, terms, [row for row, _ in bm25]),
+            self.abstain_model, cosine,
+            lambda: results["bm25"] if "bm25" in results else self._bm25(query, COVERAGE_DEPTH, allowed).hits,
+            short, lambda bm25: best_coverage(self.bm25, terms, [row for row, _ in bm25]),
         )  # fmt: skip
         confidence, reason = policy.verdict(
             self.abstain_model, lexical, cosine, noise, options.abstain, notes, short, coverage

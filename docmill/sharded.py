@@ -166,7 +166,15 @@ class ShardedIndex:
         cosine = policy.top_cosine(results, run.readable)
         short = is_short(run.terms)
         coverage = policy.coverage_evidence(
-            self.abstain_model, cosine, results, short, lambda bm25: self._best_coverage(run, bm25)
+            self.abstain_model,
+            cosine,
+            lambda: (
+                results["bm25"]
+                if "bm25" in results
+                else merge_side(self.names, run.answers, "bm25", COVERAGE_DEPTH)
+            ),
+            short,
+            lambda bm25: self._best_coverage(run, bm25),
         )
         confidence, reason = policy.verdict(
             self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, short, coverage
@@ -217,8 +225,10 @@ class ShardedIndex:
         run.corpus, run.df = corpus_of(stats)
         vector = query_vector(self.embedder, query) if use_vector else None
         flags = options.mode is Mode.HYBRID and self.test_code
-        # vector mode on a query its model cannot read: BM25's hits judge the vector side's
-        ask_bm25 = use_bm25 or not run.readable
+        # vector mode on a query its model cannot read: BM25's hits judge the vector side's; on
+        # one it reads, BM25's top hits give the coverage evidence where the build weighs it
+        coverage = use_vector and self.abstain_model.reads_coverage(is_short(run.terms))
+        ask_bm25 = use_bm25 or not run.readable or coverage
         fetch_k = options.candidates
         corpus = run.corpus if ask_bm25 else None
         ask = ShardQuery(

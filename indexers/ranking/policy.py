@@ -177,17 +177,19 @@ def verdict(
 def coverage_evidence(
     model: AbstainModel,
     cosine: float | None,
-    results: Mapping[str, Ranked],
+    bm25: Callable[[], Ranked],
     short: bool,
     read: Callable[[Ranked], float],
 ) -> float | None:
-    """Abstain v6's coverage evidence where the judgement weighs it: with a cosine (both sides
-    judge), a BM25 side (``read`` of its ranked hits: abstain.best_coverage) and a build that gives
-    coverage a weight; else None, so its weight goes to the cosine (mode vector has no BM25)."""
-    bm25 = results.get("bm25")
-    if cosine is None or bm25 is None or not model.reads_coverage(short):
+    """Abstain v6's coverage evidence where the judgement weighs it: with a cosine (the vector
+    side judges) and a build that gives coverage a weight, ``read`` (abstain.best_coverage) of
+    BM25's top hits (``bm25()``: the BM25 side's list, or in mode vector a BM25 search of
+    abstain.COVERAGE_DEPTH, so mode vector is judged on the evidence its threshold was fitted
+    with: without it the coverage weight went to the cosine and off-topic questions passed);
+    else None (no cosine: the lexical scale judges alone)."""
+    if cosine is None or not model.reads_coverage(short):
         return None
-    return read(bm25)
+    return read(bm25())
 
 
 def exact_rows(

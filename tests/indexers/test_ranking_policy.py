@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from indexers.ranking import policy
 from indexers.ranking.defaults import DEFAULT_WEIGHTS
 from indexers.ranking.options import Mode
@@ -58,3 +60,30 @@ def test_exact_rare_term_lifts_bm25s_top_hit_and_test_code_is_demoted():
     assert [f.row for f in undemoted] == [3, 2, 1, 4]
     plain, none = policy.fuse(results, policy.Fusion("rrf", 60.0), DEFAULT_WEIGHTS, None)
     assert none == {} and all(f.tier == 0 for f in plain)
+
+
+def test_mode_vector_reads_the_coverage_from_a_bm25_search_where_the_build_weighs_it():
+    from indexers.ranking.abstain import AbstainModel, JointScale, SideScale
+
+    weighs = AbstainModel(joint=JointScale(0.1, SideScale(0.7, 0.77, 0.83), coverage_weight=0.05))
+    searched: list[str] = []
+
+    def bm25_top() -> list[tuple[int, float]]:  # mode vector: no BM25 side ran, so it is asked
+        searched.append("bm25")
+        return [(4, 9.0), (2, 3.0)]
+
+    def read(hits: list[tuple[int, float]]) -> float:
+        return 0.1 * len(hits)
+
+    assert policy.coverage_evidence(weighs, 0.84, bm25_top, False, read) == pytest.approx(0.2)
+    assert searched == ["bm25"]
+    # the evidence an everyday question's cosine gives without it passes a threshold fitted with it
+    cosine, lexical = 0.84, 0.0
+    without = weighs.confidence(lexical, cosine, False, None)
+    with_coverage = weighs.confidence(lexical, cosine, False, 0.0)
+    assert with_coverage < without
+    # no weight on coverage, or no cosine: nothing is searched
+    plain = AbstainModel(joint=JointScale(0.1, SideScale(0.7, 0.77, 0.83)))
+    assert policy.coverage_evidence(plain, 0.84, bm25_top, False, read) is None
+    assert policy.coverage_evidence(weighs, None, bm25_top, False, read) is None
+    assert searched == ["bm25"]
