@@ -1,12 +1,24 @@
-"""Abstain v6's coverage evidence is BM25's: a search that ran no BM25 side (mode vector) is judged
-as if the build had no coverage weight, never as if its top hit covered nothing."""
+"""Abstain v6's coverage evidence is BM25's: a search that ran no BM25 side (mode vector) reads it
+from a BM25 search of the top COVERAGE_DEPTH where the build weighs it, so it is judged on the
+evidence its threshold was fitted with, never as if its top hit covered nothing (nor, as before
+session 12, with the coverage weight moved to the cosine: off-topic questions then passed)."""
 
 from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 import docmill
-from indexers.ranking.abstain import AbstainModel, JointScale, SideScale
+from indexers.ranking.abstain import (
+    COVERAGE_DEPTH,
+    AbstainModel,
+    JointScale,
+    SideScale,
+    best_coverage,
+    is_short,
+    lexical_evidence,
+)
 
 
 def _with_coverage_weight(index, weight: float) -> None:
@@ -16,7 +28,7 @@ def _with_coverage_weight(index, weight: float) -> None:
     )
 
 
-def test_vector_mode_reads_no_coverage_and_hybrid_does(small_index, embedder):
+def test_vector_mode_reads_the_coverage_of_a_bm25_top_5_as_hybrid_reads_its_bm25_side(small_index, embedder):
     index = docmill.open_index(small_index, embedder=embedder)
     query = "where does the installer place the orbital daemon"
     confidence = {}
@@ -24,5 +36,15 @@ def test_vector_mode_reads_no_coverage_and_hybrid_does(small_index, embedder):
         _with_coverage_weight(index, weight)
         for mode in ("vector", "hybrid"):
             confidence[mode, weight] = index.search(query, k=3, mode=mode, abstain=False).confidence
-    assert confidence["vector", 0.3] == confidence["vector", 0.0]
+    assert confidence["vector", 0.3] != confidence["vector", 0.0]
     assert confidence["hybrid", 0.3] != confidence["hybrid", 0.0]
+    # mode vector's judgement: its top cosine, the known-term share and BM25's top 5's coverage
+    terms = index._terms(query)
+    cosine = index.search(query, k=1, mode="vector", abstain=False).hits[0].scores["vector"]
+    top = [row for row, _ in index.bm25.search(terms, COVERAGE_DEPTH).hits]
+    coverage = best_coverage(index.bm25, terms, top)
+    assert coverage > 0.0
+    expected = index.abstain_model.confidence(
+        lexical_evidence(index.bm25, terms), cosine, is_short(terms), coverage
+    )
+    assert confidence["vector", 0.3] == pytest.approx(expected)
