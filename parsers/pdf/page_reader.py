@@ -234,7 +234,7 @@ def chart_boxes(page: pdfplumber.page.Page, frame: tables.BBox) -> list[tables.B
     out = []
     for r in page.rects:
         box = (float(r["x0"]), float(r["top"]), float(r["x1"]), float(r["bottom"]))
-        if box[0] < x0 - 1 or box[2] > x1 + 1 or box[1] < top - 1 or box[3] > bottom + 1:
+        if not _holds(frame, box):
             continue
         if (box[2] - box[0]) * (box[3] - box[1]) > 0.5 * area:
             continue  # the frame itself, or a box around the table and its chart together
