@@ -148,6 +148,54 @@ def test_two_column_grid_with_one_column_rule_keeps_its_header(tmp_path: Path) -
     assert _parse(path)[0] == [HEURISTICS]
 
 
+def test_two_column_grid_keeps_a_tall_last_row_under_no_rule(tmp_path: Path) -> None:
+    """The one-rule grid again, its last row a cell wrapped over six lines, the column rule
+    stopping with that text, no rule under it: the row stays (main lost it, and the header)."""
+    path = tmp_path / "tall.pdf"
+    long_text = [
+        "Investing in active transport is a wise use of public money,",
+        "and the benefits it brings depend on measurable increases in",
+        "the share of trips made on foot or by bicycle; the council",
+        "should set firm and ambitious targets for that share and",
+        "monitor progress against them every year, so as to inform",
+        "the policies that come after this plan.",
+    ]
+    rows = [*HEURISTICS, ("Safety", " ".join(long_text))]
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    top = 700.0
+    ys = [top - k * PITCH for k in range(len(HEURISTICS) + 1)]
+    for k, (label, text) in enumerate(HEURISTICS):
+        c.drawString(100, ys[k] - PITCH + 3.5, label)
+        c.drawString(180, ys[k] - PITCH + 3.5, text)
+    c.drawString(100, ys[-1] - PITCH + 3.5, "Safety")
+    for n, line in enumerate(long_text):
+        c.drawString(180, ys[-1] - (n + 1) * PITCH + 3.5, line)
+    for y in ys[1:]:
+        c.line(96, y, 470, y)
+    c.line(175, ys[0], 175, ys[-1] - len(long_text) * PITCH - 2)
+    c.save()
+    assert _parse(path)[0] == [rows]
+
+
+def test_guard_a_connector_through_a_box_of_text_implies_no_row() -> None:
+    """Two boxes of a flow chart one under the other, a connector line from above down through
+    the lower box's text (drawn under it): its end inside the box is no column rule's end."""
+    from parsers.pdf.tables.rule_overhang import overhang_lines
+
+    def h(y: float) -> dict[str, object]:
+        return {"orientation": "h", "x0": 377.0, "x1": 447.0, "top": y, "bottom": y}
+
+    edges = [h(537.0), h(554.0), h(591.0), h(636.0)]
+    edges.append({"orientation": "v", "x0": 412.0, "x1": 412.0, "top": 518.0, "bottom": 611.0})
+    word = "acidose"
+    chars = [
+        {"text": ch, "x0": 405.0 + 3 * k, "x1": 408.0 + 3 * k, "top": 596.0, "bottom": 604.0, "size": 8.0}
+        for k, ch in enumerate(word)
+    ]
+    assert overhang_lines(edges, chars)[1] == []
+
+
 MULTILINGUAL = [
     ("Model", "MLS", "VoxPopuli"),
     ("VP-10K + FT", "-", "15.3"),

@@ -6,11 +6,13 @@ there for the columns that have no rule on both sides (the stub column, the last
 text is lost, or lands in the row below, and a table with one column rule loses the whole row.
 
 ``overhang_lines`` implies a horizontal line where the column rules crossing a table's outermost
-horizontal rule all run past it to one height, at most ``MAX_PITCHES`` row pitches (the gaps
-between the table's horizontal rules) and ``MIN_OVERHANG`` points at least, with text between:
-across the width of that outermost rule, with its sides closed down (or up) to it where no rule
-is drawn there. ``rules.missing_frame_lines`` closes frames implied by rule ends in rows the
-horizontal rules bound; this closes the row past them.
+horizontal rule all run past it to one height, ``MIN_OVERHANG`` points at least and at most
+``MAX_PITCHES`` row pitches (the gaps between the table's horizontal rules) or farther when text
+fills the band to the rules' end (a tall last row), with text between and no word cut by a
+column rule (a diagram's connector through a box's text is no column rule): across the width
+of that outermost rule, with its sides closed down (or up) to it where no rule is drawn there.
+``rules.missing_frame_lines`` closes frames implied by rule ends in rows the horizontal rules
+bound; this closes the row past them.
 
 Pure functions over pdfplumber edge and char dicts, upright pages.
 """
@@ -28,7 +30,8 @@ _H = ("top", "x0", "x1")
 _V = ("x0", "top", "bottom")
 MIN_RULES = 3  # horizontal rules a table's column rules cross (a ruled body, not a box)
 MIN_OVERHANG = 3.0  # points: less is a rule drawn a little long, not a row
-MAX_PITCHES = 1.5  # the overhang is one row: at most this many row pitches
+MAX_PITCHES = 1.5  # the overhang is one row: at most this many row pitches ...
+FILL_GAP = 2.0  # ... or more, when text fills it (no gap over this many font sizes)
 
 
 def overhang_lines(
@@ -40,7 +43,7 @@ def overhang_lines(
     vertical = join_segments([e for e in edges if e.get("orientation") == "v"], *_V, tolerance)
     out_v: list[dict[str, Any]] = []
     out_h: list[dict[str, Any]] = []
-    for outer, end, rules in _open_ends(horizontal, vertical, tolerance):
+    for outer, end, rules, pitch in _open_ends(horizontal, vertical, tolerance):
         ends = [float(v[end]) for v in rules]
         y = min(ends) if end == "top" else max(ends)
         if max(ends) - min(ends) > tolerance:
@@ -49,11 +52,15 @@ def overhang_lines(
         if _drawn(horizontal, *_H, y, x0, x1, tolerance):
             continue
         lo, hi = (y, at) if end == "top" else (at, y)
-        if not any(
-            str(c.get("text", "")).strip() and x0 < float(c["x0"]) < x1 and lo - 1 < float(c["top"]) < hi
+        band = [
+            c
             for c in chars
-        ):
-            continue
+            if str(c.get("text", "")).strip() and x0 < float(c["x0"]) < x1 and lo - 1 < float(c["top"]) < hi
+        ]
+        if not band or (hi - lo > MAX_PITCHES * pitch and not _filled(band, lo, hi)):
+            continue  # no text past the rule, or far more room than a row and not filled by one
+        if any(_cuts_word(chars, lo, hi, float(v["x0"])) for v in rules):
+            continue  # a line through words is no column rule (a diagram's connector)
         out_h.append(_line(x0, x1, y, y))
         for x in (x0, x1):
             if _covered(vertical, *_V, x, lo, hi, tolerance) < 0.5:
@@ -61,11 +68,44 @@ def overhang_lines(
     return out_v, out_h
 
 
+def _cuts_word(chars: Sequence[Char], lo: float, hi: float, x: float) -> bool:
+    """Whether ``x`` falls inside a word on a line between ``lo`` and ``hi``: between two
+    characters of the line, left and right of ``x``, with no space or gap of a quarter font size
+    between them."""
+    line = sorted(
+        (c for c in chars if lo - 1 < float(c["top"]) < hi and float(c["x0"]) - 10 < x < float(c["x1"]) + 10),
+        key=lambda c: (round(float(c["top"])), float(c["x0"])),
+    )
+    for a, b in zip(line, line[1:], strict=False):
+        if round(float(a["top"])) != round(float(b["top"])) or not str(a["text"]).strip():
+            continue
+        if not str(b["text"]).strip() or float(b["x0"]) - float(a["x1"]) > 0.25 * float(
+            a.get("size") or 10.0
+        ):
+            continue
+        if float(a["x0"]) < x < float(b["x1"]):
+            return True
+    return False
+
+
+def _filled(band: Sequence[Char], lo: float, hi: float) -> bool:
+    """Text runs through ``lo``..``hi`` from end to end: a tall last row (a long cell wrapped over
+    many lines) whose column rules stop with its text: its first line within ``FILL_GAP`` font
+    sizes of ``lo``, its last within as much of ``hi``, no gap between lines wider."""
+    tops = sorted(float(c["top"]) for c in band)
+    size = sorted(float(c.get("size") or 10.0) for c in band)[len(band) // 2]
+    bottom = max(float(c["bottom"]) for c in band)
+    gaps = [b - a for a, b in zip(tops, tops[1:], strict=False)]
+    reach = FILL_GAP * size
+    return tops[0] - lo <= reach and hi - bottom <= reach and all(g <= reach for g in gaps)
+
+
 def _open_ends(
     horizontal: Sequence[Mapping[str, float]], vertical: Sequence[Mapping[str, float]], tol: float
-) -> list[tuple[Mapping[str, float], str, list[Mapping[str, float]]]]:
-    """(outermost horizontal rule, "top" or "bottom", the column rules crossing it) for each end
-    of a ruled body where every column rule crossing that rule runs on past it by one row."""
+) -> list[tuple[Mapping[str, float], str, list[Mapping[str, float]], float]]:
+    """(outermost horizontal rule, "top" or "bottom", the column rules crossing it, the median
+    pitch of the rules they cross) for each end of a ruled body where every column rule crossing
+    that rule runs on past it."""
     by_y = sorted(horizontal, key=lambda h: float(h["top"]))
     ys = [float(h["top"]) for h in by_y]
     crossed = {id(v): _crossed(v, by_y, ys, tol) for v in vertical}
@@ -73,7 +113,7 @@ def _open_ends(
     for v in vertical:
         for h in crossed[id(v)]:
             crossing.setdefault(id(h), []).append(v)
-    out: list[tuple[Mapping[str, float], str, list[Mapping[str, float]]]] = []
+    out: list[tuple[Mapping[str, float], str, list[Mapping[str, float]], float]] = []
     seen: set[tuple[int, str]] = set()
     for v in vertical:
         mine = crossed[id(v)]
@@ -82,7 +122,7 @@ def _open_ends(
         pitch = median(float(b["top"]) - float(a["top"]) for a, b in zip(mine, mine[1:], strict=False))
         for end, outer in (("top", mine[0]), ("bottom", mine[-1])):
             past = abs(float(v[end]) - float(outer["top"]))
-            if not MIN_OVERHANG <= past <= MAX_PITCHES * pitch or (id(outer), end) in seen:
+            if past < MIN_OVERHANG or (id(outer), end) in seen:
                 continue
             seen.add((id(outer), end))
             rules = crossing[id(outer)]
@@ -91,7 +131,7 @@ def _open_ends(
                 and (float(w[end]) < float(outer["top"])) == (end == "top")
                 for w in rules
             ):
-                out.append((outer, end, rules))
+                out.append((outer, end, rules, pitch))
     return out
 
 
