@@ -1,11 +1,11 @@
 """Table layouts of issue 24 (session 13), drawn anew with reportlab (no dev-set page copied) and
 read through the PDF parser: a grid with no rule above its header or under its last row (the
 column rules run on past the outermost row rule); two figure columns stacked in one ruled cell,
-beside the labels of their rows; a caption under a
-table in a two-column page beside the next column's prose; two tables side by side in two text
-columns, a row of one on the line of the other's header; a table ruled under its header (no top
-rule), its rows labelled by years over worded rows after a total. The behaviour tests failed on
-main's code (87572bb); the guards (named so) pass on both."""
+beside the labels of their rows; a caption under a table in a two-column page beside the next
+column's prose; two tables side by side in two text columns, a row of one on the line of the
+other's header; a table ruled under its header (no top rule), its rows labelled by years over
+worded rows after a total. The behaviour tests failed on main's code (87572bb); the drawn
+guards (named so) pass on both; the connector guard tests a function new here."""
 
 from __future__ import annotations
 
