@@ -42,7 +42,7 @@ def test_two_questions_out_of_twenty_are_within_chance():
     b = [1.0] * 19 + [0.0] * 1  # a side's 0.95: two questions apart
     c = paired("hit@5", a, b)
     assert c.difference == pytest.approx(-0.1) and (c.better, c.worse, c.same) == (0, 2, 18)
-    assert 0.4 < c.p < 0.6 and c.low < 0 and not c.distinguishable
+    assert c.p == pytest.approx(0.5) and c.low < 0 and not c.distinguishable  # 2 of 4 sign patterns
 
 
 def test_identical_modes_and_empty_sets():
@@ -84,3 +84,8 @@ def test_question_measures_follow_the_summary_rules():
 
 def test_no_comparison_without_hybrid():
     assert compare_modes({"bm25": {"hit@5": [1.0]}}) == {}
+
+
+def test_one_question_apart_is_p_one():
+    c = paired("hit@5", [1.0] * 17 + [0.0], [1.0] * 18)  # 18 questions, one differs
+    assert c.p == pytest.approx(1.0) and (c.better, c.worse) == (0, 1)
