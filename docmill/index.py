@@ -23,7 +23,7 @@ from indexers.build.open import Build
 from indexers.build.open import open_build as open_files
 from indexers.build.places import Place
 from indexers.build.sections import FusionSection, vector_spec
-from indexers.build.segments import segment_folder, segment_infos
+from indexers.build.segment_info import segment_folder, segment_infos
 from indexers.dense.embedder import (
     Embedder,
     ModelUnavailable,
