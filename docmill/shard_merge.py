@@ -45,6 +45,7 @@ class SearchRun:
     terms: tuple[str, ...]  # the query's BM25 terms
     options: SearchOptions
     timeout: float | None
+    short: bool = False  # abstain.is_short(terms): judged on the short-query scale
     notes: list[str] = field(default_factory=list)
     status: dict[str, str] = field(default_factory=dict)  # shard -> "ok" or why it did not answer
     readable: bool = True  # the vector side reads the query (vector mode asks)

@@ -114,8 +114,9 @@ class ShardedIndex:
             self._check_held(options.filters, timeout)
         if not query or not query.strip():
             return ShardedResult([], abstained=True, reason="empty query")
+        terms = tuple(self.tokenizer(query))
         run = SearchRun(
-            query, tuple(self.tokenizer(query)), options, timeout, status=dict.fromkeys(self.names, "ok")
+            query, terms, options, timeout, is_short(terms), status=dict.fromkeys(self.names, "ok")
         )
         weights = (
             dict(options.weights)
@@ -128,7 +129,6 @@ class ShardedIndex:
             return ShardedResult([], reason=nothing, notes=run.notes, build=run.builds, shards=run.status)
         lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
         cosine = policy.top_cosine(results, run.readable)
-        short = is_short(run.terms)
         coverage = policy.coverage_evidence(
             self.abstain_model,
             cosine,
@@ -137,11 +137,11 @@ class ShardedIndex:
                 if "bm25" in results
                 else merge_side(self.names, run.answers, "bm25", COVERAGE_DEPTH)
             ),
-            short,
+            run.short,
             lambda bm25: self._best_coverage(run, bm25),
         )
         confidence, reason = policy.verdict(
-            self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, short, coverage
+            self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, run.short, coverage
         )
         if reason:
             return ShardedResult(
@@ -191,13 +191,18 @@ class ShardedIndex:
         flags = options.mode is Mode.HYBRID and self.test_code
         # vector mode on a query its model cannot read: BM25's hits judge the vector side's; on
         # one it reads, BM25's top hits give the coverage evidence where the build weighs it
-        coverage = use_vector and self.abstain_model.reads_coverage(is_short(run.terms))
+        coverage = use_vector and self.abstain_model.reads_coverage(run.short)
         ask_bm25 = use_bm25 or not run.readable or coverage
         fetch_k = options.candidates
         corpus = run.corpus if ask_bm25 else None
+        # without a BM25 side only its head is read: each shard's top rows of that many hold the
+        # corpus's (merge_side), so they need send no more
+        head = max(policy.AGREE_BM25_K if not run.readable else 0, COVERAGE_DEPTH if coverage else 0)
+        bm25_k = fetch_k if use_bm25 else min(fetch_k, head)
         ask = ShardQuery(
-            run.terms, vector, fetch_k, options.filters, corpus, run.df, options.probe, flags, options.k
-        )
+            run.terms, vector, fetch_k, options.filters, corpus, run.df, options.probe, flags,
+            with_chunks=options.k, bm25_k=bm25_k,
+        )  # fmt: skip
         run.answers, failed = self.fan.call(
             "search", {name: (ask,) for name in stats}, run.timeout, run.served
         )
