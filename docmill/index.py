@@ -44,7 +44,6 @@ from indexers.ranking.abstain import (
     known_idf_share,
     lexical_evidence,
 )
-from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
 from indexers.ranking.options import Mode, SearchOptions
 from indexers.ranking.policy import TEST_CODE_PATH, Ranked
 
@@ -349,19 +348,8 @@ class HybridIndex:
         )
         return lexical, policy.top_cosine(results, readable=True)
 
-    def _rank(
-        self,
-        query: str,
-        results: Mapping[str, Ranked],
-        k: int,
-        fusion: policy.Fusion,
-        weights: Mapping[str, float] | None,
-        test_code_weight: float = 1.0,
-        collapse: str = DEFAULT_COLLAPSE,
-        df: Mapping[str, int] | None = None,
-    ) -> list[Hit]:
-        """The top ``k`` places of ``results`` (docmill/ranker.py)."""
-        return ranker.rank(self, query, results, k, fusion, weights, test_code_weight, collapse, df)
+    # docmill.ranker.rank as a method (its first parameter is this index): _rank(query, results, k, ...)
+    _rank = ranker.rank
 
     def context(self, hit: Hit, scope: str = "section", max_chars: int | None = None) -> Passage:
         """The place around ``hit`` (small-to-big): every chunk of its document in the same
