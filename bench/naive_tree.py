@@ -1,7 +1,7 @@
 """The naive pipeline a user could write in an afternoon, as the peer of `docmill eval --queries`.
 
     PYTHONPATH=. .venv/bin/python bench/naive_tree.py --docs DIR --queries FILE [--offtopic FILE]
-        [--half fit|held|all] [--json]
+        [--half fit|held|all] [--json [--per-question]]
 
 Chunks: Markdown split at every heading outside code fences; Python split with ``ast`` into
 top-level functions, each method (``Class.method``) and each class's own lines; other code in
@@ -157,14 +157,28 @@ class NaivePipeline:
         return [self.chunks[r] for r in rows]
 
 
-def evaluate(pipeline: NaivePipeline, questions: Sequence[Question]) -> dict[str, dict[str, Any]]:
+def evaluate(
+    pipeline: NaivePipeline, questions: Sequence[Question], records: list[dict[str, Any]] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Summaries per mode and kind; with ``records``, one record per question and mode is appended
+    there in the shape of `docmill eval --per-question` (for bench/pair_runs.py)."""
     out: dict[str, dict[str, Any]] = {}
     for mode in ("bm25", "vector", "hybrid"):
         tallies: dict[str, Tally] = {}
         for q in questions:  # it never abstains
-            tally_question(
-                tallies, q, None if q.offtopic else first_rank(q, pipeline.ranking(q.query, mode)), False
-            )
+            rank = None if q.offtopic else first_rank(q, pipeline.ranking(q.query, mode))
+            tally_question(tallies, q, rank, False)
+            if records is not None:
+                records.append(
+                    {
+                        "id": q.id,
+                        "mode": mode,
+                        "kind": q.kind,
+                        "offtopic": q.offtopic,
+                        "rank": rank,
+                        "abstained": False,
+                    }
+                )
         out[mode] = {kind: t.summary() for kind, t in sorted(tallies.items())}
     return out
 
@@ -176,6 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--offtopic")
     ap.add_argument("--half", default="all", choices=("all", "fit", "held"))
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--per-question", action="store_true", help="with --json: each question's rank per mode")
     args = ap.parse_args(argv)
     questions = load_questions(args.queries) + (
         load_questions(args.offtopic, offtopic=True) if args.offtopic else []
@@ -183,9 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     questions = select_half(questions, args.half)
     chunks = tree_chunks(args.docs)
     report = {"peer": "naive", "half": args.half, "chunks": len(chunks)}
-    report["modes"] = evaluate(NaivePipeline(chunks, Embedder()), questions)
+    records: list[dict[str, Any]] = []
+    report["modes"] = evaluate(NaivePipeline(chunks, Embedder()), questions, records)
     if args.json:
-        print(json.dumps(report))
+        print(json.dumps({**report, "per_question": records} if args.per_question else report))
         return 0
     print(f"naive pipeline over {args.docs} ({len(chunks)} chunks), {args.half} half")
     print("| mode | kind | n | hit@1 | hit@5 | MRR@10 |\n|---|---|---:|---:|---:|---:|")

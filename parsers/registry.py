@@ -41,7 +41,11 @@ PARSER_VERSIONS: dict[str, int] = {
     # 6: session 12's second round (charts boxed inside a partial grid's frame, beside the table,
     # are left out when its bands are read again for columns; a long title line in larger type on
     # a coloured band inset in the first ruled row is the table's title)
-    "pdf": 6,
+    # 7: session 13's (rows past the outermost row rule where column rules run on, figure columns
+    # stacked in one ruled cell read again, captions cut at a gutter where size or baseline
+    # changes, lines between gutter-cut lines cut too, header rows over a header rule kept by an
+    # unruled frame, year labels no figures when a table's tail is trimmed)
+    "pdf": 7,
     "records": 1,
     "code": 1,
     "text": 1,

@@ -19,7 +19,8 @@ from indexers.ranking.options import Mode
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from docmill.api import open_index
-    from docmill.eval.runner import ensure_index, evaluate, format_table, load_beir
+    from docmill.eval.compare import compare_modes, format_comparisons
+    from docmill.eval.runner import ensure_index, evaluate_per_query, format_table, load_beir
     from flows.config import IngestConfig
 
     modes = [Mode.from_str(m.strip()).value for m in args.modes.split(",") if m.strip()]
@@ -52,20 +53,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
         "collapse": args.collapse,
         "fusion_method": args.fusion,
         "k": args.k,
-        "modes": evaluate(
-            index,
-            dataset,
-            modes,
-            abstain=args.abstain,
-            search_options={**options, "collapse": args.collapse, "fusion": args.fusion},
-            k=args.k,
-        ),
         **({"rerank": args.rerank_url} if reranker else {}),
     }
+    per_query = evaluate_per_query(
+        index,
+        dataset,
+        modes,
+        abstain=args.abstain,
+        search_options={**options, "collapse": args.collapse, "fusion": args.fusion},
+        k=args.k,
+    )
+    report["modes"] = {mode: result.summary() for mode, result in per_query.items()}
+    report["compare"] = compare_modes(
+        {mode: {f"ndcg@{args.k}": r.ndcg, f"mrr@{args.k}": r.mrr} for mode, r in per_query.items()}
+    )
     if args.json:
         _print_json(report)
     else:
         print(format_table(report))
+        print("\n".join(format_comparisons(report["compare"])))
     return EXIT_OK
 
 
@@ -73,6 +79,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
     """`docmill eval --queries FILE (--docs DIR | --index INDEX)`: hit@k / MRR / abstain rates of
     a question set, the tree indexed through the real (incremental, cached) ingest."""
     from docmill.api import open_index
+    from docmill.eval.compare import compare_modes, format_comparisons, question_measures
     from docmill.eval.questions import load_questions, select_half
     from docmill.eval.runner import ensure_index, evaluate_questions, format_questions, load_beir, tree_index
     from flows.config import IngestConfig
@@ -115,6 +122,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
         "fusion_method": args.fusion,
         "k": args.k,
         "modes": summary,
+        "compare": compare_modes(question_measures(records, args.k)),
     }
     if args.report:
         from docmill.eval.report import write_report
@@ -124,6 +132,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
         _print_json({**report, "per_question": records} if args.per_question else report)
     else:
         print(format_questions(report))
+        print("\n".join(format_comparisons(report["compare"])))
         if args.report:
             print(f"report: {report['report']}")
     return EXIT_OK

@@ -78,6 +78,7 @@ def _confidence_plot(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
 
 
 def _markdown(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> str:
+    from docmill.eval.compare import format_comparisons
     from docmill.eval.runner import format_questions
 
     fusion = report.get("fusion", {})
@@ -92,6 +93,8 @@ def _markdown(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -
         + ".",
         "",
         format_questions(report),
+        "",
+        *[f"- {line}" for line in format_comparisons(report.get("compare", {}))],
         "",
         "![scores per mode and question kind](scores.png)",
         "",

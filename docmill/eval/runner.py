@@ -136,6 +136,23 @@ def evaluate(
     k: int = 10,
 ) -> dict[str, dict[str, float]]:
     """nDCG@k, recall@k, recall@100 and MRR@k over documents (a document ranks at its best chunk)."""
+    return {
+        m: r.summary()
+        for m, r in evaluate_per_query(index, dataset, modes, abstain, chunk_depth, search_options, k).items()
+    }
+
+
+def evaluate_per_query(
+    index: Any,
+    dataset: BeirSet,
+    modes: Sequence[str] = ALL_MODES,
+    abstain: bool = False,
+    chunk_depth: int = 300,
+    search_options: Mapping[str, Any] | None = None,
+    k: int = 10,
+) -> dict[str, ModeResult]:
+    """``evaluate`` with each mode's per-query scores kept (ModeResult), for paired comparisons
+    (docmill.eval.compare)."""
     if k < 1:
         raise ValueError(f"--k must be at least 1, got {k}")
     results: dict[str, ModeResult] = {m: ModeResult(k=k) for m in modes}
@@ -155,7 +172,7 @@ def evaluate(
             r.latencies_ms.append(elapsed)
             r.abstained += int(result.abstained)
             r.add(document_ranking([h.chunk.doc_id for h in result.hits], depth), dataset.qrels[qid])
-    return {m: r.summary() for m, r in results.items()}
+    return results
 
 
 def format_table(report: Mapping[str, Any]) -> str:

@@ -83,6 +83,12 @@ SHA256 = {
     "demo-table-close-underline.pdf": "3ca975c33ddc4e53aa555c9b83b1810fa21981c81a922e6be420e1bacf998b84",
     "demo-table-empty-cell.pdf": "6b54065869d08aedbecdf9cf9c8953a1c0ebbe61df78e146a248bdcca1a25666",
     "demo-table-shading.pdf": "b43c8722ddc0e9aee33b09d9b6d8da583270cd4fa22bec168c4c485adc594e8d",
+    # added in session 13
+    "attention_is_all_you_need.pdf": "1be52737afde29411cb852705e2d37c055f965cab5e25f639271cb1d3543d5ba",
+    "demo-whisper_2_3.pdf": "03ea2a4bd8074d252b75657a49a707259e73c4b187dc9ba6ebfc7bf5043ae675",
+    "line-graph-extraction.pdf": "7681092b5a4a1a6b701925fa12d79b3ad0802fc3e6dfbf9f9b1ccdbbda37fece",
+    "fdx-2003-page_67.pdf": "300bc31aee79c67c9aff34512de54d87541cf19ea4021be2e0d4da0a6e83b497",
+    "fdx-2008-page_46.pdf": "5c800f3ea42703c520a7cdd136c5d37175ccd988aec816203bc828b9e47d5ce5",
 }
 
 

@@ -194,7 +194,8 @@ def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) ->
     rules between column groups only) and they hold at least twice as many filled cells. Charts
     boxed inside the frame (``chart_boxes``) are left out of the second reading."""
     lines = max((c.count("\n") + 1 for r in found.table.rows for c in r), default=0)
-    if lines < PARTIAL_GRID_LINES and not _packed_figures(found.table.rows):
+    rows = found.table.rows
+    if lines < PARTIAL_GRID_LINES and not _packed_figures(rows) and not _stacked_figure_columns(rows):
         return [found]
     charts = chart_boxes(page, found.bbox)
     inside = [
@@ -255,6 +256,31 @@ def _holds(box: tables.BBox, inner: tables.BBox, tol: float = 1.0) -> bool:
 # Ruled cells with a line of this many figures side by side: a ruled column holding several
 # figure columns (a results table ruled between its column groups only).
 PACKED_FIGURES = 3
+
+
+# A ruled cell of this many lines, each two figures or more and nothing else: figure columns
+# stacked in one ruled cell (a small results table ruled under its header and beside its labels
+# only), which the ruled reader does not cut into rows (``ruled_rows.is_row_band``).
+STACKED_LINES = 3
+
+
+def _stacked_figure_columns(rows: Sequence[Sequence[str]]) -> bool:
+    """A cell of STACKED_LINES lines or more, each of two figures or more and no word, beside a
+    cell of as many lines in its row (the row labels of those lines: the ruled row is several
+    rows, not one cell listing figures)."""
+    for row in rows:
+        counts = [c.count("\n") + 1 for c in row]
+        for k, cell in enumerate(row):
+            lines = cell.split("\n")
+            if (
+                len(lines) >= STACKED_LINES
+                and all(
+                    len(ln.split()) >= 2 and all(unruled.is_numeric(t) for t in ln.split()) for ln in lines
+                )
+                and any(n == len(lines) for j, n in enumerate(counts) if j != k)
+            ):
+                return True
+    return False
 
 
 def _packed_figures(rows: Sequence[Sequence[str]]) -> bool:

@@ -60,3 +60,20 @@ def test_eval_builds_once_and_scores_every_mode(beir, tmp_path, embedder):
 
 def test_document_ranking_keeps_best_chunk_rank():
     assert document_ranking(["a", "b", "a", "c", "b", "d"], depth=3) == ["a", "b", "c"]
+
+
+def test_the_cli_pairs_hybrid_with_each_side(beir, tmp_path, capsys):
+    """`docmill eval --beir`: the JSON carries hybrid against each side per query (real model)."""
+    from docmill.cli import main
+
+    argv = ["eval", "--beir", str(beir), "--split", "dev", "--cache", str(tmp_path / "cache")]
+    assert main([*argv, "--modes", "bm25,vector,hybrid", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["compare"]) == {"hybrid-bm25", "hybrid-vector"}
+    for pair, side in (("hybrid-bm25", "bm25"), ("hybrid-vector", "vector")):
+        c = out["compare"][pair]["ndcg@10"]
+        assert c["n"] == 2 and c["better"] + c["worse"] + c["same"] == 2
+        want = out["modes"]["hybrid"]["ndcg@10"] - out["modes"][side]["ndcg@10"]
+        assert c["difference"] == pytest.approx(want) and not c["distinguishable"]  # two queries
+    assert main([*argv, "--modes", "hybrid"]) == 0
+    assert "hybrid - " not in capsys.readouterr().out  # nothing to pair with

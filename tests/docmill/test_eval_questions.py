@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from docmill.cli import main
 
 
@@ -32,10 +34,16 @@ def test_question_set_eval_scores_abstains_and_writes_a_report(small_index, tmp_
     hybrid = out["modes"]["hybrid"]
     assert hybrid["docs"]["hit@1"] == 1.0 and hybrid["code"]["hit@5"] == 1.0
     assert hybrid["all"]["wrongly_abstained"] == 0.0 and hybrid["all"]["offtopic_abstained"] == 1.0
+    # hybrid paired with BM25 on the two in-domain questions (the off-topic one is not ranked)
+    compared = out["compare"]["hybrid-bm25"]
+    assert set(compared) == {"hit@5", "mrr@10"} and compared["mrr@10"]["n"] == 2
+    both = out["modes"]["bm25"]["all"]["mrr@10"], hybrid["all"]["mrr@10"]
+    assert compared["mrr@10"]["difference"] == pytest.approx(both[1] - both[0])
     assert (report_dir / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (report_dir / "confidence.png").stat().st_size > 1000
     text = (report_dir / "report.md").read_text(encoding="utf-8")
     assert "| hybrid | docs | 1 |" in text and "confidence.png" in text
+    assert "- hybrid - bm25 mrr@10: " in text
     records = [json.loads(line) for line in (report_dir / "records.jsonl").read_text().splitlines()]
     assert len(records) == 6 and all(0.0 <= r["confidence"] <= 1.0 for r in records)
 

@@ -76,9 +76,25 @@ class TextLine:
     size: float
 
 
+SIZE_STEP = 0.5  # points: type sizes further apart than this are two sizes
+BASELINE_STEP = 0.2  # font sizes: baselines further apart than this are two lines
+
+
+def _other_line(piece: Sequence[Char], nxt: Char) -> bool:
+    """Whether ``nxt`` is set in another size or on another baseline than the piece's last char."""
+    last = piece[-1]
+    size = float(last.get("size") or 10.0)
+    return (
+        abs(float(nxt.get("size") or 10.0) - size) > SIZE_STEP
+        or abs(float(nxt["bottom"]) - float(last["bottom"])) > BASELINE_STEP * size
+    )
+
+
 def text_lines(chars: Sequence[Char]) -> list[TextLine]:
     """Characters as lines of text, top to bottom, a line cut where a gap wider than two font
-    sizes separates columns of a page."""
+    sizes separates columns of a page, or one wider than one font size separates type of another
+    size or baseline (``_other_line``: a caption beside the next column's prose, whose line sits
+    a few points off the caption's)."""
     rows: list[list[Char]] = []
     for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
         mid = (float(ch["top"]) + float(ch["bottom"])) / 2
@@ -94,7 +110,10 @@ def text_lines(chars: Sequence[Char]) -> list[TextLine]:
         ends: list[Char | None] = [*row, None]
         for nxt in ends:
             size = float(piece[-1].get("size") or 10.0) if piece else 10.0
-            if nxt is not None and (not piece or float(nxt["x0"]) - float(piece[-1]["x1"]) <= 2 * size):
+            gap = float(nxt["x0"]) - float(piece[-1]["x1"]) if nxt is not None and piece else 0.0
+            if nxt is not None and (
+                not piece or gap <= 2 * size and not (gap > size and _other_line(piece, nxt))
+            ):
                 piece.append(nxt)
                 continue
             text = cell_text(piece)

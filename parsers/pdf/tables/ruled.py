@@ -49,6 +49,7 @@ from parsers.pdf.tables.page_table import continues as continues
 from parsers.pdf.tables.page_table import merge_continuation as merge_continuation
 from parsers.pdf.tables.page_table import titled as titled
 from parsers.pdf.tables.rule_ends import interrupted_lines
+from parsers.pdf.tables.rule_overhang import overhang_lines
 from parsers.pdf.tables.ruled_bands import banded_records
 from parsers.pdf.tables.ruled_grid import (
     GridCell,
@@ -329,6 +330,9 @@ def find_tables(page: Any) -> list[PageTable]:
             *horizontals,
             *interrupted_lines([*edges, *dashed_v, *dashed_h, *verticals], page.chars),
         ]
+        # column rules running on past the outermost horizontal rule: a header or last row
+        over_v, over_h = overhang_lines([*edges, *dashed_v, *dashed_h], page.chars)
+        verticals, horizontals = [*verticals, *over_v], [*horizontals, *over_h]
     settings = {
         **_SETTINGS,
         "explicit_vertical_lines": [*dashed_v, *verticals],

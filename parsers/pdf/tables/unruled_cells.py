@@ -321,7 +321,10 @@ def join_words(words: Sequence[Word]) -> str:
 def trim_tail(grid: Grid, header: int) -> Grid:
     """``grid`` without its last rows while they put words where the body holds figures: the
     lines of a justified paragraph right under a table ("Step 2. Use the amount  figured in ...")
-    have gaps that line up with it, but their text falls in its number columns."""
+    have gaps that line up with it, but their text falls in its number columns. Years in the
+    first column are labels, no figures: a stub of years ("2004" ... "Thereafter") may stand over
+    worded last rows ("Less amount representing interest"); a paragraph's line runs on past it
+    into the number columns."""
     body = grid[header:]
 
     def text(cell: Sequence[Word]) -> str:
@@ -330,7 +333,8 @@ def trim_tail(grid: Grid, header: int) -> Grid:
     numeric = [
         j
         for j in range(len(grid[0]) if grid else 0)
-        if sum(1 for r in body if is_numeric(text(r[j]))) * 2 > sum(1 for r in body if r[j])
+        if sum(1 for r in body if (is_figure if j == 0 else is_numeric)(text(r[j]))) * 2
+        > sum(1 for r in body if r[j])
     ]
     end = len(grid)
     while end > header + 1 and (

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from parsers.pdf.tables.unruled_cells import Word
+from parsers.pdf.tables.unruled_guards import is_figure
 from parsers.pdf.tables.unruled_header import Rule
 
 Grid = list[list[list[Word]]]
@@ -34,7 +35,9 @@ class Framed:
 def frame(grid: Grid, header: int, rules: Sequence[Rule]) -> Framed | None:
     """``grid`` cut to its spanning rules, its header rows those above the header rule and its
     title the lone line between the top rule and the header rule; None when no three rules span
-    the table (the top one above its first kept row, the bottom one under its last)."""
+    the table (the top one above its first kept row, the bottom one under its last). Header rows
+    (by the text) above the top rule stay when a figure stands right under it: that rule is the
+    header's (a table with no rule above its header), not a top rule with a title over it."""
     words = [w for row in grid for cell in row for w in cell]
     if len(grid) < 3 or not words:
         return None
@@ -49,6 +52,8 @@ def frame(grid: Grid, header: int, rules: Sequence[Rule]) -> Framed | None:
     top, bottom = ys[0], ys[-1]
     first = next((i for i, (t, _) in enumerate(extents) if t >= top - 1.0), len(grid))
     last = max((i for i, (_, b) in enumerate(extents) if b <= bottom + 1.0), default=-1)
+    if 0 < first <= header and _has_figure(grid[first]):
+        first = 0  # the top rule is the header's rule: the header rows above it are the table's
     if first > MAX_OUTSIDE or len(grid) - 1 - last > MAX_OUTSIDE or last - first < 2:
         return None
     rows, extents = grid[first : last + 1], extents[first : last + 1]
@@ -76,6 +81,12 @@ def frame(grid: Grid, header: int, rules: Sequence[Rule]) -> Framed | None:
     # unruled_header, which needs the header lines as the text has them)
     kept = header - first - (1 if title else 0)
     return Framed([list(r) for r in rows], kept if kept > 0 else min(cut, len(rows) - 1), title)
+
+
+def _has_figure(row: Sequence[Sequence[Word]]) -> bool:
+    """A cell of ``row`` is a figure: a data row (in a three-line table the row under the top
+    rule is the header, labels only)."""
+    return any(cell and is_figure(" ".join(w.text for w in cell)) for cell in row)
 
 
 def _extent(row: Sequence[Sequence[Word]]) -> tuple[float, float]:

@@ -78,14 +78,20 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
     right: list[Line] = []
     whole: list[Line] = []
     prose_tops = sorted(line.top for i, line in enumerate(lines) if prose_line[i])
-    for i, line in enumerate(lines):
-        # near prose: a prose line next to it (within FAR_PROSE line heights), or one less than
-        # NEAR_PROSE line heights away (two columns whose line pitches differ interleave their lines:
-        # "setting.  L2" shares a line)
-        near = _next_to_prose(lines, prose_line, prose_tops, i) or _within(
-            prose_tops, line.top, NEAR_PROSE * line.size
+    # near prose: a prose line next to it (within FAR_PROSE line heights), or one less than
+    # NEAR_PROSE line heights away (two columns whose line pitches differ interleave their lines:
+    # "setting.  L2" shares a line)
+    cut = [
+        not crossing[i]
+        and (
+            _next_to_prose(lines, prose_line, prose_tops, i)
+            or _within(prose_tops, line.top, NEAR_PROSE * line.size)
         )
-        if crossing[i] or not near:
+        for i, line in enumerate(lines)
+    ]
+    cut = _between_cuts(lines, crossing, cut)
+    for i, line in enumerate(lines):
+        if not cut[i]:
             whole.append(line)
             continue
         lc = tuple(c for c in line.chunks if c.x1 <= mid)
@@ -96,6 +102,24 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
             right.append(Line(rc))
     width = text_width / 2
     return [*lanes(left, width, depth - 1), *lanes(right, width, depth - 1), whole]
+
+
+def _between_cuts(lines: Sequence[Line], crossing: Sequence[bool], cut: Sequence[bool]) -> list[bool]:
+    """``cut``, and each line with text on both sides of the gutter, crossing it nowhere, whose
+    lines right above and right below are cut at the gutter too (within ``FAR_PROSE`` line
+    heights): two tables side by side, one in each text column, whose rows share a line there (a
+    total row on the left beside the header on the right) are cut like the rows around them. A
+    full-width table under two text columns has whole lines above or below its rows: it stays
+    whole."""
+    out = list(cut)
+    for i in range(1, len(lines) - 1):
+        line = lines[i]
+        if cut[i] or crossing[i] or len(line.chunks) < 2 or not (cut[i - 1] and cut[i + 1]):
+            continue
+        reach = FAR_PROSE * line.size
+        if line.top - lines[i - 1].top <= reach and lines[i + 1].top - line.top <= reach:
+            out[i] = True
+    return out
 
 
 JUSTIFIED_CHUNKS = 4  # a justified line cut into this many chunks by its stretched word spaces
