@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import threading
 from collections.abc import Mapping, Sequence
@@ -12,18 +11,19 @@ from typing import Any
 import numpy as np
 
 from docmill import filters as filtering
+from docmill import ranker
 from docmill.context import Passage, enclosing
 from docmill.graph import GraphFile, References
-from docmill.hits import Hit, SearchResult, hit_of_place, hits_of_side
+from docmill.hits import Hit, SearchResult
+from docmill.phrasings import fuse_phrasings
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
 from docmill.rerank import rerank_or_fused
 from indexers.build.files import EMBEDDINGS_FILE
 from indexers.build.manifest import Manifest, ManifestError
 from indexers.build.open import Build
 from indexers.build.open import open_build as open_files
-from indexers.build.places import Place
 from indexers.build.sections import FusionSection, vector_spec
-from indexers.build.segments import segment_folder, segment_infos
+from indexers.build.segment_info import segment_folder, segment_infos
 from indexers.dense.embedder import (
     Embedder,
     ModelUnavailable,
@@ -44,12 +44,6 @@ from indexers.ranking.abstain import (
     known_idf_share,
     lexical_evidence,
 )
-from indexers.ranking.collapse import DEFAULT_POLICY as DEFAULT_COLLAPSE
-from indexers.ranking.collapse import CollapsePolicy, collapse_keys
-from indexers.ranking.collapse import check_policy as check_collapse
-from indexers.ranking.collapse import collapse as collapse_positions
-from indexers.ranking.definitions import defined_rows
-from indexers.ranking.fusion import rrf
 from indexers.ranking.options import Mode, SearchOptions
 from indexers.ranking.policy import TEST_CODE_PATH, Ranked
 
@@ -238,7 +232,7 @@ class HybridIndex:
         )
         if reason:
             return SearchResult([], True, reason, notes, confidence=confidence, build=build)
-        hits = self._rank_side({"bm25": bm25.hits}, options.depth, options.collapse)
+        hits = ranker.rank_side(self.chunks, {"bm25": bm25.hits}, options.depth, options.collapse)
         if options.rerank is not None:
             hits = rerank_or_fused(options.rerank, query, hits, options.k, notes)
         return SearchResult(
@@ -291,23 +285,7 @@ class HybridIndex:
             raise ValueError("search_many needs at least one query")
         depth = max(k, int(options.pop("fetch_k", 100)))
         results = [self.search(q, k=depth, fetch_k=depth, rrf_k=rrf_k, **options) for q in queries]
-        hits_by_id = {hit.chunk.id: hit for result in results for hit in result.hits}
-        ids = list(hits_by_id)
-        position = {chunk_id: i for i, chunk_id in enumerate(ids)}
-        fused = rrf({str(i): [position[h.chunk.id] for h in r.hits] for i, r in enumerate(results)}, rrf_k)
-        notes = [note for r in results for note in r.notes]
-        if not fused and not any(r.abstained for r in results):  # nothing judged: filters no chunk passes
-            return SearchResult([], reason=results[0].reason, notes=notes, build=self.build.name)
-        if not fused:
-            reasons = "; ".join(sorted({r.reason or "no hits" for r in results}))
-            reason = f"every phrasing abstained ({reasons})"
-            return SearchResult([], abstained=True, reason=reason, notes=notes, build=self.build.name)
-        hits = []
-        for item in fused[:k]:
-            hit = hits_by_id[ids[item.row]]
-            votes = " ".join(f"q{int(name) + 1}#{rank}" for name, rank in sorted(item.ranks.items()))
-            hits.append(dataclasses.replace(hit, score=item.score, explain=f"{votes} rrf={item.score:.4f}"))
-        return SearchResult(hits, notes=notes, build=self.build.name)
+        return fuse_phrasings(results, k, rrf_k, self.build.name)
 
     @functools.cached_property
     def calibration(self) -> policy.Calibration:
@@ -370,80 +348,8 @@ class HybridIndex:
         )
         return lexical, policy.top_cosine(results, readable=True)
 
-    def _rank(
-        self,
-        query: str,
-        results: Mapping[str, Ranked],
-        k: int,
-        fusion: policy.Fusion,
-        weights: Mapping[str, float] | None,
-        test_code_weight: float = 1.0,
-        collapse: str = DEFAULT_COLLAPSE,
-        df: Mapping[str, int] | None = None,
-    ) -> list[Hit]:
-        """The top ``k`` places: fused (or one side's) ranking -> tiers and test-code demotion
-        (several sides) -> one hit per place (indexers/ranking/collapse.py) -> kind floor."""
-        if len(results) == 1:
-            return self._rank_side(results, k, collapse)
-        chunk_of = functools.cache(self.chunks.__getitem__)
-        # each candidate's place from the build's place column, in one gather: no chunk parsed to rank
-        known = self.chunks.places([row for pairs in results.values() for row, _ in pairs])
-
-        def place_of(row: int) -> Place:
-            found = known.get(row)
-            return found if found is not None else self.chunks.place(row)
-
-        factors: dict[int, float] = {}
-        fused = len(results) > 1
-        if fused:
-            exact = self._exact_rows(query, results.get("bm25"), df) if self.evidence_tiers else None
-            in_tests = policy.is_test_code_row(self.test_code_paths, place_of)
-            named = defined_rows(query, known) if exact is not None and self.graph_file.has_code else None
-            ranking, factors = policy.fuse(results, fusion, weights, exact, test_code_weight, in_tests, named)
-        else:
-            ranking = policy.one_side(results)
-        places = policy.places(ranking, place_of, collapse, k, self.kind_floor if fused else 0)
-        raw = {name: dict(pairs) for name, pairs in results.items()}
-        siblings = self.chunks.lazy([[item.row for item in place[1:]] for place in places])
-        return [
-            hit_of_place(place, raw, fused, factors, chunk_of, fusion.method, around)
-            for place, around in zip(places, siblings, strict=True)
-        ]
-
-    def _rank_side(self, results: Mapping[str, Ranked], k: int, collapse: str) -> list[Hit]:
-        """``_rank`` of one side's ranking: what policy.one_side, policy.places and hit_of_place
-        give (one side: no tiers, demotion or kind floor), over positions in the side's list, so
-        no record is made per candidate; the hits' chunks are read together."""
-        ((name, pairs),) = results.items()
-        rows = [row for row, _ in pairs]
-        places = self._side_places(rows, check_collapse(collapse), k)
-        # the places' leads, then each place's siblings: read together, parsed on use (hits.LazyHit)
-        groups = [[rows[members[0]] for members in places]]
-        groups += [[rows[i] for i in members[1:]] for members in places]
-        leads, *siblings = self.chunks.lazy(groups, ranked=True)
-        return hits_of_side(name, places, pairs, leads, siblings)
-
-    def _side_places(self, rows: list[int], collapse: CollapsePolicy, k: int) -> list[list[int]]:
-        """The top ``k`` places of one side's ranked ``rows`` as positions in it (collapse.py):
-        where "the same place" is an equivalence among the candidates (the place column's keys: no
-        page ranges or code symbols to overlap) one grouping by key, else collapse step by step,
-        reading only the documents of candidates past the ``k``-th place."""
-        if collapse == "none":
-            return [[i] for i in range(min(k, len(rows)))]
-        keys = self.chunks.place_keys(rows, collapse)
-        if keys is not None:
-            return collapse_keys(keys, k)
-        place = self.chunks.place_reader()
-        docs = self.chunks.doc_ids(rows)
-        return collapse_positions(range(len(rows)), lambda i: place(rows[i]), collapse, k, docs)[:k]
-
-    def _exact_rows(
-        self, query: str, bm25_hits: Ranked | None, df: Mapping[str, int] | None
-    ) -> dict[int, str]:
-        """policy.exact_rows over this build's chunks."""
-        return policy.exact_rows(
-            query, bm25_hits, df, self.tokenizer, lambda row: self.chunks[row].index_text
-        )
+    # docmill.ranker.rank as a method (its first parameter is this index): _rank(query, results, k, ...)
+    _rank = ranker.rank
 
     def context(self, hit: Hit, scope: str = "section", max_chars: int | None = None) -> Passage:
         """The place around ``hit`` (small-to-big): every chunk of its document in the same

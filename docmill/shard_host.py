@@ -41,6 +41,7 @@ class ShardQuery:
     probe: int | None = None
     flags: bool = False  # say which returned rows are test code and source code
     with_chunks: int = 0  # the chunks of each side's first this many rows come along
+    bm25_k: int | None = None  # BM25's top this many (None: fetch_k; mode vector reads only a few)
 
 
 class ShardSearcher:
@@ -114,10 +115,11 @@ class ShardSearcher:
         return scorer
 
     def search(self, ask: ShardQuery) -> dict[str, Any]:
-        """Each side's top ``fetch_k`` rows of this shard (BM25 with the corpus's statistics when
-        ``corpus`` is given, vectors when ``vector`` is), the build searched, and with ``flags``
-        which returned rows are test code and which are source code (ranking adjustments); the
-        chunks of each side's first ``with_chunks`` rows come along (most hits need no later call)."""
+        """Each side's top ``fetch_k`` rows of this shard (BM25's ``bm25_k`` when given; BM25 with
+        the corpus's statistics when ``corpus`` is given, vectors when ``vector`` is), the build
+        searched, and with ``flags`` which returned rows are test code and which are source code
+        (ranking adjustments); the chunks of each side's first ``with_chunks`` rows come along (most
+        hits need no later call)."""
         index = self.current()
         # a shard holds part of the build: a language or doc_id it lacks may be in another shard
         allowed = filtering.mask(index.chunks.all(), ask.filters, held=False) if ask.filters else None
@@ -126,7 +128,8 @@ class ShardSearcher:
             out["matched"] = bool(allowed.any())  # with every shard False: no chunk passes the filters
         if ask.corpus is not None:
             scorer = self._scorer(index, ask.corpus)
-            out["bm25"] = scorer.search(ask.terms, ask.fetch_k, allowed, df=ask.df).hits
+            bm25_k = ask.fetch_k if ask.bm25_k is None else ask.bm25_k
+            out["bm25"] = scorer.search(ask.terms, bm25_k, allowed, df=ask.df).hits
         if ask.vector is not None:
             out["vector"] = index.vector_hits(ask.vector, ask.fetch_k, allowed, ask.probe)
         if ask.flags:

@@ -3,10 +3,11 @@ each side merged over the shards, the summed corpus statistics, one search's sta
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chunkers.model import Chunk
 from docmill.hits import SearchResult
 from indexers.lexical.segmented import CorpusStats
 from indexers.ranking.options import SearchOptions
@@ -44,6 +45,7 @@ class SearchRun:
     terms: tuple[str, ...]  # the query's BM25 terms
     options: SearchOptions
     timeout: float | None
+    short: bool = False  # abstain.is_short(terms): judged on the short-query scale
     notes: list[str] = field(default_factory=list)
     status: dict[str, str] = field(default_factory=dict)  # shard -> "ok" or why it did not answer
     readable: bool = True  # the vector side reads the query (vector mode asks)
@@ -89,3 +91,35 @@ def merge_side(
     ]
     merged.sort(key=lambda pair: (-pair[1], pair[0]))
     return merged[:k]
+
+
+def carried_chunks(answers: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str, int], Chunk]:
+    """(shard, row) -> chunk of every chunk the shards' search answers carried."""
+    return {(name, row): chunk for name, a in answers.items() for row, chunk in a.get("chunks", {}).items()}
+
+
+def in_row_order(
+    ranked: list[tuple[int, float]], chunks_of: Callable[[list[int]], Mapping[int, Chunk]]
+) -> list[tuple[int, float]]:
+    """``ranked`` with rows of equal score from several shards in the order one index over the
+    corpus numbers them (by path, then line; a file lies in one shard), so RRF reads the same
+    ranks. ``chunks_of``: the chunks of such rows (from the search answers, or one more round),
+    asked only when there are some."""
+    runs: list[list[int]] = []  # index ranges of equal scores spanning shards
+    start = 0
+    for i in range(1, len(ranked) + 1):
+        if i == len(ranked) or ranked[i][1] != ranked[start][1]:
+            if len({row >> ROW_BITS for row, _ in ranked[start:i]}) > 1:
+                runs.append(list(range(start, i)))
+            start = i
+    if not runs:
+        return ranked
+    chunks = chunks_of([ranked[i][0] for tie in runs for i in tie])
+    out = list(ranked)
+    for tie in runs:
+        pairs = sorted(
+            (ranked[i] for i in tie),
+            key=lambda pair: (chunks[pair[0]].path if pair[0] in chunks else "\uffff", pair[0] & OWN_ROW),
+        )
+        out[tie[0] : tie[-1] + 1] = pairs
+    return out

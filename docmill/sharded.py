@@ -25,20 +25,19 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chunkers.model import Chunk
 from docmill import filters as filtering
 from docmill.hits import Hit, hit_of_place
 from docmill.rerank import rerank_or_fused
-from docmill.shard_clients import LocalShard, RemoteShard, ReplicatedShard, ShardStarting, replicated
+from docmill.shard_clients import LocalShard, RemoteShard, ReplicatedShard, replicated
+from docmill.shard_fan import ShardFan
 from docmill.shard_host import ShardQuery, ShardSearcher
-from docmill.shard_merge import OWN_ROW, ROW_BITS, SearchRun, ShardedResult, corpus_of, merge_side
+from docmill.shard_merge import SearchRun, ShardedResult, carried_chunks, corpus_of, in_row_order, merge_side
 from indexers.build.sections import FusionSection
 from indexers.build.shards import RootManifest, ShardsError
 from indexers.dense.embedder import Embedder, model_can_read, query_vector, unknown_token_share
@@ -70,8 +69,9 @@ class ShardedIndex:
         pool: ThreadPoolExecutor | None = None,
     ) -> None:
         self.root, self.shards, self.timeout, self._pool = root, dict(shards), timeout, pool
-        self.names = list(self.shards)
-        infos, failed = self._fan("info", {name: () for name in self.names}, None)
+        self.fan = ShardFan(self.shards)  # the same shards: one asked, told of failures, read for chunks
+        self.names = self.fan.names
+        infos, failed = self.fan.call("info", {name: () for name in self.names}, None)
         if failed:
             raise ShardsError(f"shards of {root} did not open: {failed}")
         for key in AGREE:
@@ -96,42 +96,6 @@ class ShardedIndex:
     def fusion_weights(self) -> dict[str, float]:
         return self.fusion.fusion_weights
 
-    def _fan(
-        self,
-        method: str,
-        calls: Mapping[str, tuple[Any, ...]],
-        timeout: float | None,
-        served: dict[str, str] | None = None,
-    ) -> tuple[dict[str, Any], dict[str, str]]:
-        """``method(*args)`` on each named shard at once, waiting up to ``timeout`` seconds for
-        them; (answers, name -> why it failed). ``served``: filled with the replica that answered
-        for a shard whose primary did not (docmill.shard_clients.ReplicatedShard)."""
-        deadline = time.monotonic() + timeout if timeout is not None else None
-        futures, failed = {}, {}
-        for name, args in calls.items():
-            try:
-                futures[name] = self.shards[name].call(method, *args)
-            except ShardStarting as exc:
-                failed[name] = str(exc)
-            except Exception as exc:  # a shard that cannot even be asked is down (its actor lost)
-                failed[name] = f"{type(exc).__name__}: {exc}"
-                self.shards[name].failed(timed_out=False)
-        answers = {}
-        for name, future in futures.items():
-            left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            try:
-                answers[name] = future.result(timeout=left)
-                replica = getattr(future, "served_by", None)
-                if served is not None and replica is not None and replica != "primary":
-                    served[name] = replica
-            except TimeoutError:
-                failed[name] = f"no answer within the deadline ({timeout:g} s, {method})"
-                self.shards[name].failed(timed_out=True)
-            except Exception as exc:
-                failed[name] = f"{type(exc).__name__}: {exc}"
-                self.shards[name].failed(timed_out=False)
-        return answers, failed
-
     def search(
         self, query: str, k: int = 10, mode: str | Mode = Mode.HYBRID, **options: Any
     ) -> ShardedResult:
@@ -150,8 +114,9 @@ class ShardedIndex:
             self._check_held(options.filters, timeout)
         if not query or not query.strip():
             return ShardedResult([], abstained=True, reason="empty query")
+        terms = tuple(self.tokenizer(query))
         run = SearchRun(
-            query, tuple(self.tokenizer(query)), options, timeout, status=dict.fromkeys(self.names, "ok")
+            query, terms, options, timeout, is_short(terms), status=dict.fromkeys(self.names, "ok")
         )
         weights = (
             dict(options.weights)
@@ -164,7 +129,6 @@ class ShardedIndex:
             return ShardedResult([], reason=nothing, notes=run.notes, build=run.builds, shards=run.status)
         lexical = known_idf_share(run.terms, run.df, run.corpus.n_docs)
         cosine = policy.top_cosine(results, run.readable)
-        short = is_short(run.terms)
         coverage = policy.coverage_evidence(
             self.abstain_model,
             cosine,
@@ -173,11 +137,11 @@ class ShardedIndex:
                 if "bm25" in results
                 else merge_side(self.names, run.answers, "bm25", COVERAGE_DEPTH)
             ),
-            short,
+            run.short,
             lambda bm25: self._best_coverage(run, bm25),
         )
         confidence, reason = policy.verdict(
-            self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, short, coverage
+            self.abstain_model, lexical, cosine, noise, options.abstain, run.notes, run.short, coverage
         )
         if reason:
             return ShardedResult(
@@ -203,7 +167,7 @@ class ShardedIndex:
         it: nothing is refused then (the search's result says which shards answered)."""
         if not any(key in filters for key in filtering.HELD_KEYS):
             return
-        answers, failed = self._fan("held", {name: (filters,) for name in self.names}, timeout)
+        answers, failed = self.fan.call("held", {name: (filters,) for name in self.names}, timeout)
         if not failed:
             filtering.check_values(filters, filtering.merge_held(list(answers.values())))
 
@@ -218,7 +182,7 @@ class ShardedIndex:
 
         use_bm25, use_vector = policy.sides_to_ask(options.mode, weights, unknown, notes)
         run.readable = options.mode is Mode.HYBRID or not use_vector or self._vector_mode_reads(query, notes)
-        stats, failed = self._fan(
+        stats, failed = self.fan.call(
             "statistics", {name: (run.terms,) for name in self.names}, run.timeout, run.served
         )
         run.status.update(failed)
@@ -227,52 +191,34 @@ class ShardedIndex:
         flags = options.mode is Mode.HYBRID and self.test_code
         # vector mode on a query its model cannot read: BM25's hits judge the vector side's; on
         # one it reads, BM25's top hits give the coverage evidence where the build weighs it
-        coverage = use_vector and self.abstain_model.reads_coverage(is_short(run.terms))
+        coverage = use_vector and self.abstain_model.reads_coverage(run.short)
         ask_bm25 = use_bm25 or not run.readable or coverage
         fetch_k = options.candidates
         corpus = run.corpus if ask_bm25 else None
+        # without a BM25 side only its head is read: each shard's top rows of that many hold the
+        # corpus's (merge_side), so they need send no more
+        head = max(policy.AGREE_BM25_K if not run.readable else 0, COVERAGE_DEPTH if coverage else 0)
+        bm25_k = fetch_k if use_bm25 else min(fetch_k, head)
         ask = ShardQuery(
-            run.terms, vector, fetch_k, options.filters, corpus, run.df, options.probe, flags, options.k
+            run.terms, vector, fetch_k, options.filters, corpus, run.df, options.probe, flags,
+            with_chunks=options.k, bm25_k=bm25_k,
+        )  # fmt: skip
+        run.answers, failed = self.fan.call(
+            "search", {name: (ask,) for name in stats}, run.timeout, run.served
         )
-        run.answers, failed = self._fan("search", {name: (ask,) for name in stats}, run.timeout, run.served)
         run.status.update(failed)
         sides = [side for side, used in (("bm25", use_bm25), ("vector", use_vector)) if used]
         results = {
-            side: self._in_row_order(run, merge_side(self.names, run.answers, side, fetch_k))
+            side: in_row_order(
+                merge_side(self.names, run.answers, side, fetch_k),
+                lambda rows: self.fan.chunks(run, rows, carried_chunks(run.answers)),
+            )
             for side in sides
         }
         noise = not run.readable and not policy.bm25_agrees(
             results["vector"], merge_side(self.names, run.answers, "bm25", policy.AGREE_BM25_K), notes
         )
         return results, noise
-
-    def _in_row_order(self, run: SearchRun, ranked: Ranked) -> Ranked:
-        """``ranked`` with rows of equal score from several shards in the order one index over
-        the corpus numbers them (by path, then line; a file lies in one shard), so RRF reads the
-        same ranks. Their chunks come from the search answers, or one more round."""
-        runs: list[list[int]] = []  # index ranges of equal scores spanning shards
-        start = 0
-        for i in range(1, len(ranked) + 1):
-            if i == len(ranked) or ranked[i][1] != ranked[start][1]:
-                if len({row >> ROW_BITS for row, _ in ranked[start:i]}) > 1:
-                    runs.append(list(range(start, i)))
-                start = i
-        if not runs:
-            return ranked
-        by_row = {
-            (name, row): chunk
-            for name, a in run.answers.items()
-            for row, chunk in a.get("chunks", {}).items()
-        }
-        chunks = self._chunks(run, [ranked[i][0] for tie in runs for i in tie], by_row)
-        out = list(ranked)
-        for tie in runs:
-            pairs = sorted(
-                (ranked[i] for i in tie),
-                key=lambda pair: (chunks[pair[0]].path if pair[0] in chunks else "\uffff", pair[0] & OWN_ROW),
-            )
-            out[tie[0] : tie[-1] + 1] = pairs
-        return out
 
     def _vector_mode_reads(self, query: str, notes: list[str]) -> bool:
         """HybridIndex._vector_mode_reads: whether the model can read ``query`` (a note if not)."""
@@ -290,8 +236,8 @@ class ShardedIndex:
         def coverage() -> float:
             if not bm25:
                 return 0.0
-            name, row = self._locate(bm25[0][0])
-            answer, _ = self._fan("coverage", {name: (run.terms, [row], run.corpus, run.df)}, run.timeout)
+            name, row = self.fan.locate(bm25[0][0])
+            answer, _ = self.fan.call("coverage", {name: (run.terms, [row], run.corpus, run.df)}, run.timeout)
             return float(answer.get(name, [0.0])[0])
 
         return policy.query_weights(weights, float(power) if power is not None else None, coverage, run.notes)
@@ -300,15 +246,12 @@ class ShardedIndex:
         """abstain.best_coverage over the shards: BM25's top COVERAGE_DEPTH rows, each shard asked
         for its own in one call."""
         rows: dict[str, list[int]] = {}
-        for name, row in (self._locate(row) for row, _ in bm25[:COVERAGE_DEPTH]):
+        for name, row in (self.fan.locate(row) for row, _ in bm25[:COVERAGE_DEPTH]):
             rows.setdefault(name, []).append(row)
         terms = words(run.terms)  # as abstain.best_coverage reads them
         calls = {name: (terms, mine, run.corpus, run.df) for name, mine in rows.items()}
-        answer, _ = self._fan("coverage", calls, run.timeout)
+        answer, _ = self.fan.call("coverage", calls, run.timeout)
         return max((float(value) for values in answer.values() for value in values), default=0.0)
-
-    def _locate(self, row: int) -> tuple[str, int]:
-        return self.names[row >> ROW_BITS], row & ((1 << ROW_BITS) - 1)
 
     def _rank(self, run: SearchRun, results: Mapping[str, Ranked], weights: Mapping[str, float]) -> list[Hit]:
         """policy.fuse (or one side's order) over corpus rows, then the chunks of its head read
@@ -316,18 +259,18 @@ class ShardedIndex:
         options = run.options
         depth = options.depth
         fusion = self.calibration.fusion_of(options)
-        by_row = {
-            (name, row): chunk
-            for name, a in run.answers.items()
-            for row, chunk in a.get("chunks", {}).items()
-        }
+        by_row = carried_chunks(run.answers)
         fused = len(results) > 1
         factors: dict[int, float] = {}
         if fused:
-            test = {row for name, a in run.answers.items() for row in self._rows(name, a.get("test", []))}
+            test = {
+                row
+                for name, a in run.answers.items()
+                for row in self.fan.corpus_rows(name, a.get("test", []))
+            }
             exact = policy.exact_rows(
                 run.query, results.get("bm25"), run.df, self.tokenizer,
-                lambda row: self._chunks(run, [row], by_row)[row].index_text,
+                lambda row: self.fan.chunks(run, [row], by_row)[row].index_text,
             )  # fmt: skip
             in_tests = test.__contains__ if test else None
             ranking, factors = policy.fuse(
@@ -337,7 +280,7 @@ class ShardedIndex:
             ranking = policy.one_side(results)
         # collapse needs the places below the first k: a page's other chunks join its lead
         top = ranking[: depth if options.collapse == "none" else COLLAPSE_DEPTH * depth]
-        chunks = self._chunks(run, [item.row for item in top], by_row)
+        chunks = self.fan.chunks(run, [item.row for item in top], by_row)
         top = [item for item in top if item.row in chunks]
         if not fused:  # equal scores in the order one index numbers its rows: by path, then line
             top.sort(key=lambda item: (-item.score, chunks[item.row].path, item.row))
@@ -359,27 +302,6 @@ class ShardedIndex:
         """The lead shard's fusion calibration, read once (HybridIndex.calibration)."""
         return policy.Calibration.from_section(self.fusion)
 
-    def _rows(self, name: str, rows: Sequence[int]) -> list[int]:
-        base = self.names.index(name) << ROW_BITS
-        return [base | row for row in rows]
-
-    def _chunks(
-        self, run: SearchRun, rows: Sequence[int], by_row: dict[tuple[str, int], Chunk]
-    ) -> dict[int, Chunk]:
-        """The chunks of corpus ``rows``: those a search answer carried, the others read from
-        their shards (added to ``by_row``; a shard that fails here is marked and its rows left out)."""
-        wanted: dict[str, list[int]] = {}
-        for row in rows:
-            name, own = self._locate(row)
-            if (name, own) not in by_row:  # a hit below every side's first k of its shard
-                wanted.setdefault(name, []).append(own)
-        calls = {name: (run.answers[name]["build"], own) for name, own in wanted.items()}
-        got, failed = self._fan("chunks", calls, run.timeout, run.served) if calls else ({}, {})
-        run.status.update(failed)
-        for name, chunks in got.items():
-            by_row.update({(name, own): chunk for own, chunk in zip(wanted[name], chunks, strict=True)})
-        return {row: by_row[self._locate(row)] for row in rows if self._locate(row) in by_row}
-
     # What `docmill serve` reads of the index it serves (docmill.live.LiveIndex's surface): each
     # shard already follows its own CURRENT, so a sharded root is served as it is.
     closed = False
@@ -391,7 +313,7 @@ class ShardedIndex:
     @property
     def build_name(self) -> str:
         """The shards' current builds, ``00=<build>+01=<build>...`` (a shard that does not answer: ?)."""
-        answers, _ = self._fan("ping", {name: () for name in self.names}, self.timeout)
+        answers, _ = self.fan.call("ping", {name: () for name in self.names}, self.timeout)
         return "+".join(f"{name}={answers.get(name, '?')}" for name in self.names)
 
     @contextlib.contextmanager
@@ -402,7 +324,7 @@ class ShardedIndex:
 
     def describe(self) -> dict[str, Any]:
         """What `docmill serve`'s /index shows for a sharded root."""
-        infos, failed = self._fan("info", {name: () for name in self.names}, self.timeout)
+        infos, failed = self.fan.call("info", {name: () for name in self.names}, self.timeout)
         return {
             "build": "+".join(f"{n}={infos[n]['build']}" if n in infos else f"{n}=?" for n in self.names),
             "sharded": True,

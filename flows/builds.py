@@ -35,7 +35,8 @@ from indexers.build.sections import (
     FusionSection,
     requested_vector_index,
 )
-from indexers.build.segments import load_segment, segment_folder
+from indexers.build.segment_info import segment_folder
+from indexers.build.segments import load_segment
 from indexers.build.store import IndexStore
 from indexers.build.version import DOCMILL_VERSION
 from indexers.dense.embedder import Embedder, model_can_read, unknown_token_share

@@ -16,7 +16,7 @@ import numpy as np
 from chunkers.model import Chunk
 from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE
 from indexers.build.manifest import Manifest
-from indexers.build.segments import segment_folder, segment_infos
+from indexers.build.segment_info import segment_folder, segment_infos
 from indexers.dense.windows import Windows, load_windows, window_texts
 
 if TYPE_CHECKING:

@@ -29,7 +29,8 @@ from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, MANIFEST
 from indexers.build.graph_file import GRAPH_VERSION, FileGraph, read_graph
 from indexers.build.manifest import DocumentRecord, Manifest, ManifestError, file_sha256
 from indexers.build.sections import reuse_key as stored_reuse_key
-from indexers.build.segments import SegmentLines, segment_folder, segment_infos
+from indexers.build.segment_info import segment_folder, segment_infos
+from indexers.build.segment_lines import SegmentLines
 from indexers.build.store import IndexStore, NoIndex
 from indexers.build.version import DOCMILL_VERSION
 from indexers.build.write import Located, live_locations, masked_vectors

@@ -28,7 +28,7 @@ from flows.settings import check_model, choose_model, embedding_info, keep_model
 from flows.sources import discover_tree
 from indexers.build.manifest import DocumentRecord, Manifest
 from indexers.build.sections import GATE_KEY, INCREMENTAL_KEY
-from indexers.build.segments import segment_infos
+from indexers.build.segment_info import segment_infos
 from indexers.build.store import IndexStore
 from indexers.dense.windows import Windows
 from indexers.ranking.calibrate import is_code_corpus

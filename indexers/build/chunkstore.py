@@ -18,7 +18,7 @@ from chunkers.model import Chunk
 from indexers.build.chunk_json import LazyChunks, chunk_from_json
 from indexers.build.places import Place, PlaceColumn, place_of
 from indexers.build.rowmap import RowMap
-from indexers.build.segments import SegmentLines
+from indexers.build.segment_lines import SegmentLines
 
 
 class ChunkStore:

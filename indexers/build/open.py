@@ -18,14 +18,8 @@ from indexers.build.files import EMBEDDINGS_FILE, VECTORS_FILE
 from indexers.build.graph_file import open_graph_file
 from indexers.build.manifest import Manifest
 from indexers.build.sections import vector_spec
-from indexers.build.segments import (
-    SegmentError,
-    SegmentInfo,
-    load_segment,
-    row_map,
-    segment_folder,
-    segment_infos,
-)
+from indexers.build.segment_info import SegmentError, SegmentInfo, row_map, segment_folder, segment_infos
+from indexers.build.segments import load_segment
 from indexers.dense import ann
 from indexers.dense.faiss_store import load_faiss
 from indexers.dense.segment_vectors import SegmentedVectors

@@ -18,22 +18,24 @@ import numpy as np
 from chunkers.model import Chunk
 from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, SEGMENTS_DIR
 from indexers.build.manifest import Manifest
-from indexers.build.segments import (
-    MAX_DELETED_SHARE,
-    MAX_SEGMENTS,
+from indexers.build.segment_info import (
     DocSpan,
     SegmentError,
     SegmentInfo,
-    carry_segment,
     generation,
-    load_segment,
-    mask_rows,
-    merge_segments,
-    plan_merge,
     read_spans,
     segment_folder,
     segment_infos,
     segment_name,
+)
+from indexers.build.segments import (
+    MAX_DELETED_SHARE,
+    MAX_SEGMENTS,
+    carry_segment,
+    load_segment,
+    mask_rows,
+    merge_segments,
+    plan_merge,
     write_segment,
 )
 from indexers.dense.windows import Windows, load_windows

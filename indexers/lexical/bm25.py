@@ -1,14 +1,6 @@
-"""BM25 (Lucene idf, classic (k1 + 1) numerator) with every (term, document) weight computed at build
-time, so a query is a few array slices added together.
-
-    idf(t)      = ln(1 + (N - df + 0.5) / (df + 0.5))            always > 0
-    w(t, d)     = idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))
-    score(q, d) = sum over query term occurrences t of weight(t) * w(t, d)
-
-A term repeated in the query counts once per occurrence, as in rank_bm25, bm25s and Anserini's
-bag-of-words queries; weight(t) is 1 but for the Han-character field's terms (tokenize.term_weight).
-bm25s' "lucene" method drops the constant (k1 + 1) factor, as Lucene >= 8 does: its scores are
-ours divided by (k1 + 1), with the same ranking.
+"""BM25Index: one BM25 index held in memory or memory-mapped, with every (term, document) weight
+computed at build time (the formula: indexers/lexical/bm25_weights.py), so a query is a few array
+slices added together and a cut (indexers/lexical/top_k.py).
 
 Storage is term-major CSC: the postings of vocabulary id ``t`` are ``indices[indptr[t]:indptr[t+1]]``
 (document ids, int32, ascending) with weights ``data[...]`` (float32). Files are plain JSON and
@@ -18,11 +10,8 @@ Storage is term-major CSC: the postings of vocabulary id ``t`` are ``indices[ind
 from __future__ import annotations
 
 import json
-import math
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -33,36 +22,18 @@ from indexers.build.files import BM25_PARAMS_FILE as PARAMS_FILE
 from indexers.build.files import BM25_VOCAB_FILE as VOCAB_FILE
 from indexers.lexical.bm25_files import BM25FormatError as BM25FormatError
 from indexers.lexical.bm25_files import check_shapes, read_folder
-from indexers.lexical.term_counts import TermCounts, count_terms_stream
+from indexers.lexical.bm25_weights import BM25Params as BM25Params
+from indexers.lexical.bm25_weights import posting_weights as posting_weights
+from indexers.lexical.term_counts import count_terms as count_terms
+from indexers.lexical.term_counts import count_terms_stream
 from indexers.lexical.tokenize import term_weight
+from indexers.lexical.top_k import top_hits as top_hits
+from indexers.lexical.top_k import top_of_totals as top_of_totals
 
 FORMAT = "docmill-bm25"
 FORMAT_VERSION = 1
 ARRAY_FILES = ("data", "indices", "indptr", "doc_lengths")
 _ARRAY_KINDS = {"data": "f", "indices": "i", "indptr": "i", "doc_lengths": "i"}
-# Postings whose weights are computed at once: the float64 temporaries stay a few MiB.
-WEIGHT_BLOCK = 1 << 18
-# top_of_totals bounds the k-th best total by the k-th best of every this many rows.
-TOP_SAMPLE = 4
-
-
-@dataclass(frozen=True)
-class BM25Params:
-    k1: float = 1.2
-    b: float = 0.75
-
-    def __post_init__(self) -> None:
-        if not (math.isfinite(self.k1) and self.k1 >= 0):
-            raise ValueError(f"BM25Params.k1 must be a finite number >= 0, got {self.k1!r}")
-        if not (math.isfinite(self.b) and 0 <= self.b <= 1):
-            raise ValueError(f"BM25Params.b must be between 0 and 1, got {self.b!r}")
-
-    @classmethod
-    def from_dict(cls, values: Mapping[str, Any]) -> BM25Params:
-        unknown = set(values) - {"k1", "b"}
-        if unknown:
-            raise ValueError(f"unknown BM25 parameter(s): {', '.join(sorted(unknown))}; expected: b, k1")
-        return cls(**{k: float(v) for k, v in values.items()})
 
 
 @dataclass(frozen=True)
@@ -274,149 +245,8 @@ class BM25Index:
         return cls(vocab=vocab, params=bm25_params, tokenizer=params.get("tokenizer"), **arrays)
 
 
-def count_terms(token_lists: Sequence[Sequence[str]]) -> TermCounts:
-    """Postings and term frequencies of ``token_lists`` (document id = position in the list): the
-    plain reference (int64 keys, one np.unique) that indexers.lexical.term_counts.count_terms_stream, which
-    the builds use, must match array for array (tests/indexers/test_term_counts.py)."""
-    n_docs = len(token_lists)
-    if n_docs >= 2**31:
-        raise ValueError(f"BM25Index holds at most 2**31 - 1 documents, got {n_docs}")
-    lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=n_docs)
-    # Ids in first-seen order via a dict whose missing keys get the next id: one C-level lookup
-    # per token, no per-document Counter. vocab.json keeps that order (not sorted: sorting costs
-    # a quarter of the build and nothing reads the vocabulary by binary search).
-    first_seen: defaultdict[str, int] = defaultdict()
-    first_seen.default_factory = first_seen.__len__
-    term_ids = np.fromiter(
-        map(first_seen.__getitem__, chain.from_iterable(token_lists)),
-        dtype=np.int64,
-        count=int(lengths.sum()),
-    )
-    terms = list(first_seen)
-    doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-    # One sort of (term, doc) keys yields term-major postings with their term frequencies.
-    keys, tf = np.unique(term_ids * max(n_docs, 1) + doc_ids, return_counts=True)
-    posting_terms, posting_docs = np.divmod(keys, max(n_docs, 1))
-    indptr = np.zeros(len(terms) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(posting_terms, minlength=len(terms)), out=indptr[1:])
-    return TermCounts(
-        terms, indptr, posting_docs.astype(np.int32), tf.astype(np.int32), lengths.astype(np.int32)
-    )
-
-
-def top_hits(
-    scores: npt.NDArray[np.float32], k: int, allowed: npt.NDArray[np.bool_] | None, n_docs: int
-) -> list[tuple[int, float]]:
-    """Up to k (doc id, score) pairs of ``scores``, best first, ties by id, score > 0 only;
-    ``allowed`` (bool, length ``n_docs``) filters before the cut."""
-    if allowed is not None:
-        if allowed.dtype != np.bool_ or allowed.shape != (n_docs,):
-            raise ValueError(
-                f"allowed must be a bool array of shape ({n_docs},), got {allowed.dtype} {allowed.shape}"
-            )
-        scores = np.where(allowed, scores, np.float32(0))
-    candidates = np.flatnonzero(scores > 0)
-    if len(candidates) > k:
-        # Keep every doc tied with the k-th score so the tie-break below is by id, not by luck.
-        # The k-th best is found among the matches only (usually far fewer than N).
-        matched = scores[candidates]
-        kth = np.partition(matched, len(matched) - k)[len(matched) - k]
-        candidates = candidates[matched >= kth]
-    order = np.lexsort((candidates, -scores[candidates]))[:k]
-    best = candidates[order]
-    return list(zip(best.tolist(), scores[best].tolist(), strict=True))
-
-
-def top_of_totals(
-    totals: npt.NDArray[np.float64], k: int, allowed: npt.NDArray[np.bool_] | None, n_docs: int
-) -> list[tuple[int, float]]:
-    """``top_hits(totals.astype(np.float32), k, allowed, n_docs)`` for ``totals`` summed from
-    float32 weights (SegmentedBM25's, in float64), without the float32 copy of
-    every document's score: only the matched documents' totals are rounded to float32 (what the
-    cut and the order read), and the order is one stable sort of the kept scores, whose rows are
-    already ascending (ties by row, as top_hits' lexsort)."""
-    if allowed is not None and (allowed.dtype != np.bool_ or allowed.shape != (n_docs,)):
-        raise ValueError(
-            f"allowed must be a bool array of shape ({n_docs},), got {allowed.dtype} {allowed.shape}"
-        )
-    cut = _cut(totals, k) if allowed is None else 0.0
-    candidates = (totals > cut).nonzero()[0]  # nonzero() of a bool array: ~6x faster than of floats
-    if allowed is not None:
-        candidates = candidates[allowed[candidates]]
-    # Positive totals stay positive in float32: each is a sum of positive float32 weights, so at
-    # least the smallest of them, itself a float32.
-    matched = totals[candidates].astype(np.float32)
-    if len(candidates) > k:
-        kth = np.partition(matched, len(matched) - k)[len(matched) - k]
-        kept = (matched >= kth).nonzero()[0]  # ~k of thousands: two small gathers, not two masks
-        candidates, matched = candidates[kept], matched[kept]
-    order = np.argsort(-matched, kind="stable")[:k]
-    return list(zip(candidates[order].tolist(), matched[order].tolist(), strict=True))
-
-
-def _cut(totals: npt.NDArray[np.float64], k: int) -> float:
-    """A total that the rows of the top ``k`` all pass (0 when none is known): the k-th best of
-    every TOP_SAMPLE-th row is at most the k-th best of all, and a total at or below the float32
-    just under it rounds below it, so it cannot tie with the k-th best float32 score. The matched
-    rows past it (~TOP_SAMPLE * k of thousands) are all the cut and order below need to read."""
-    sample = totals[::TOP_SAMPLE]
-    if k <= 0 or len(sample) < k:
-        return 0.0
-    floor = np.partition(sample, len(sample) - k)[len(sample) - k]
-    return float(np.nextafter(np.float32(floor), np.float32(0))) if floor > 0 else 0.0
-
-
 def _df(postings: Mapping[str, tuple[int, int, int]], terms: Sequence[str]) -> dict[str, int]:
     return {
         term: postings[term][2] - postings[term][1] if term in postings else 0
         for term in dict.fromkeys(terms)
     }
-
-
-def posting_weights(counts: TermCounts, params: BM25Params) -> npt.NDArray[np.float32]:
-    """float32 BM25 weight of every posting of ``counts`` under its own statistics (N, avgdl, df).
-
-    The float64 formula of ``_weights``, operation for operation, evaluated WEIGHT_BLOCK postings at
-    a time: each step is element-wise, so the values are those of one pass over all postings, with
-    idf taken per term and the length norm per document (the same float64 numbers as computing
-    them per posting) and no int64 or float64 array as long as the postings."""
-    n_docs = counts.n_docs
-    lengths = np.asarray(counts.doc_lengths, dtype=np.int64)
-    avgdl = float(lengths.mean()) if n_docs else 0.0
-    indptr = np.asarray(counts.indptr, dtype=np.int64)
-    df = indptr[1:] - indptr[:-1]
-    idf: npt.NDArray[np.float64] = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-    k1, b = params.k1, params.b
-    # Per document, as _weights per posting: (1 - b) first, then + b * |d| / avgdl.
-    norm: npt.NDArray[np.floating[Any]] = (
-        k1 * (1 - b + b * lengths / avgdl) if avgdl > 0 else np.full(n_docs, k1, dtype=np.float64)
-    )
-    del lengths
-    total = int(indptr[-1])
-    weights = np.empty(total, dtype=np.float32)
-    for start in range(0, total, WEIGHT_BLOCK):
-        end = min(start + WEIGHT_BLOCK, total)
-        first = int(np.searchsorted(indptr, start, side="right")) - 1  # terms whose postings meet the block
-        last = int(np.searchsorted(indptr, end, side="left"))
-        spans = np.minimum(indptr[first + 1 : last + 1], end) - np.maximum(indptr[first:last], start)
-        tf = counts.tf[start:end]
-        block: npt.NDArray[np.float64] = np.repeat(idf[first:last], spans) * tf
-        block *= k1 + 1
-        block /= tf + norm[counts.indices[start:end]]
-        weights[start:end] = block
-    return weights
-
-
-def _weights(
-    tf: npt.NDArray[np.integer[Any]],
-    df: npt.NDArray[np.integer[Any]],
-    doc_length: npt.NDArray[np.integer[Any]],
-    n_docs: int,
-    avgdl: float,
-    params: BM25Params,
-) -> npt.NDArray[np.float64]:
-    """The weight formula per posting, in one pass (the reference ``posting_weights`` follows)."""
-    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-    norm = params.k1 * (1 - params.b + params.b * doc_length / avgdl) if avgdl > 0 else params.k1
-    result: npt.NDArray[np.float64] = idf * tf * (params.k1 + 1) / (tf + norm)
-    return result

@@ -28,8 +28,8 @@ from indexers.build.files import (
     DELETED_ROWS_FILE,
     DELETED_STATS_FILE,
 )
-from indexers.lexical.bm25 import BM25Params, posting_weights
 from indexers.lexical.bm25_files import BM25FormatError, load_array, read_folder, read_json
+from indexers.lexical.bm25_weights import BM25Params, posting_weights
 from indexers.lexical.term_counts import TermCounts
 
 FORMAT = "docmill-bm25-segment"

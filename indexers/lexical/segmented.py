@@ -30,18 +30,15 @@ import numpy as np
 import numpy.typing as npt
 
 from indexers.build.rowmap import RowMap
-from indexers.lexical.bm25 import (
-    BM25Index,
-    BM25Params,
-    BM25Result,
-    top_of_totals,
-)
+from indexers.lexical.bm25 import BM25Index, BM25Result
 from indexers.lexical.bm25_files import Vocabulary
+from indexers.lexical.bm25_weights import BM25Params
 from indexers.lexical.segment_files import Deletions as Deletions
 from indexers.lexical.segment_files import SegmentPostings as SegmentPostings
 from indexers.lexical.segment_files import check_deleted_tokens as check_deleted_tokens
 from indexers.lexical.segment_files import merge_postings as merge_postings
 from indexers.lexical.tokenize import term_weight
+from indexers.lexical.top_k import top_of_totals
 
 # Term weights computed at query time are kept for this many postings (16 MiB of float32).
 WEIGHT_CACHE_POSTINGS = 1 << 22

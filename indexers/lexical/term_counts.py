@@ -1,6 +1,7 @@
-"""Term-major postings counted in a few bytes per posting: the same TermCounts as
-indexers.lexical.bm25.count_terms (identical arrays, pinned by tests/indexers/test_term_counts.py), which
-BM25Index.build and a segment's postings (indexers/segments.py) are counted with.
+"""Term-major postings counted in a few bytes per posting: the same TermCounts as the plain
+reference count_terms at the end of this module (identical arrays, pinned by
+tests/indexers/test_term_counts.py), which BM25Index.build and a segment's postings
+(indexers/build/segments.py) are counted with.
 
 Where count_terms' memory goes on N documents of T tokens (T ~ 90 N in bench/scale_corpus.py): the
 caller's token lists (a Python str per token unless the strings are shared), then int64 term ids,
@@ -22,6 +23,7 @@ from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -57,7 +59,7 @@ class _Batch:
 
 
 def count_terms_stream(token_lists: Iterable[Sequence[str]], batch_tokens: int = BATCH_TOKENS) -> TermCounts:
-    """``indexers.lexical.bm25.count_terms`` of ``token_lists`` (document id = position), read once."""
+    """``count_terms`` of ``token_lists`` (document id = position), read once."""
     first_seen: defaultdict[str, int] = defaultdict()
     first_seen.default_factory = first_seen.__len__
     ids = array("i")
@@ -128,3 +130,33 @@ def _place_term_major(
         fill[present] += sizes
         del batch, where
     return indptr, indices, tf
+
+
+def count_terms(token_lists: Sequence[Sequence[str]]) -> TermCounts:
+    """Postings and term frequencies of ``token_lists`` (document id = position in the list): the
+    plain reference (int64 keys, one np.unique) that count_terms_stream, which the builds use, must
+    match array for array (tests/indexers/test_term_counts.py)."""
+    n_docs = len(token_lists)
+    if n_docs >= 2**31:
+        raise ValueError(f"BM25Index holds at most 2**31 - 1 documents, got {n_docs}")
+    lengths = np.fromiter((len(tokens) for tokens in token_lists), dtype=np.int64, count=n_docs)
+    # Ids in first-seen order via a dict whose missing keys get the next id: one C-level lookup
+    # per token, no per-document Counter. vocab.json keeps that order (not sorted: sorting costs
+    # a quarter of the build and nothing reads the vocabulary by binary search).
+    first_seen: defaultdict[str, int] = defaultdict()
+    first_seen.default_factory = first_seen.__len__
+    term_ids = np.fromiter(
+        map(first_seen.__getitem__, chain.from_iterable(token_lists)),
+        dtype=np.int64,
+        count=int(lengths.sum()),
+    )
+    terms = list(first_seen)
+    doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+    # One sort of (term, doc) keys yields term-major postings with their term frequencies.
+    keys, tf = np.unique(term_ids * max(n_docs, 1) + doc_ids, return_counts=True)
+    posting_terms, posting_docs = np.divmod(keys, max(n_docs, 1))
+    indptr = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(posting_terms, minlength=len(terms)), out=indptr[1:])
+    return TermCounts(
+        terms, indptr, posting_docs.astype(np.int32), tf.astype(np.int32), lengths.astype(np.int32)
+    )

@@ -236,7 +236,7 @@ def test_a_segment_vocabulary_is_read_on_first_use_from_the_file_opened_at_load(
 
 
 def test_top_of_totals_keeps_rows_that_tie_only_in_float32() -> None:
-    """top_of_totals reads only the totals above a bound from every 4th row (bm25._cut): totals
+    """top_of_totals reads only the totals above a bound from every 4th row (top_k._cut): totals
     that differ in float64 but round to the same float32 as the k-th best are still tied with
     it, so kept and ordered by row, as top_hits over the float32 scores keeps them."""
     from indexers.lexical.bm25 import top_hits, top_of_totals

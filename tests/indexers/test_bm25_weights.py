@@ -1,5 +1,5 @@
-"""BM25Index.build computes its weights block by block (indexers.lexical.bm25.posting_weights) from the
-streamed counts: the float32 weights must be bit for bit those of the one-pass float64 formula
+"""BM25Index.build computes its weights block by block (indexers.lexical.bm25_weights.posting_weights)
+from the streamed counts: the float32 weights must be bit for bit those of the one-pass float64 formula
 (_weights over int64 per-posting arrays, what the build did before), blocks cutting through a
 term's postings included; a generator of token lists builds the same index as a list."""
 
@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from indexers.lexical import bm25
-from indexers.lexical.bm25 import BM25Index, BM25Params, _weights, count_terms, posting_weights
+from indexers.lexical import bm25_weights
+from indexers.lexical.bm25 import BM25Index, BM25Params, count_terms, posting_weights
+from indexers.lexical.bm25_weights import _weights
 
 
 def one_pass(token_lists, params):
@@ -31,7 +32,7 @@ def corpus(seed, docs=300):
 @pytest.mark.parametrize("block", [1, 3, 64, 1 << 18])
 @pytest.mark.parametrize("params", [BM25Params(), BM25Params(k1=0.9, b=0.4), BM25Params(k1=0.0, b=1.0)])
 def test_blocked_weights_equal_the_one_pass_formula(monkeypatch, block, params):
-    monkeypatch.setattr(bm25, "WEIGHT_BLOCK", block)
+    monkeypatch.setattr(bm25_weights, "WEIGHT_BLOCK", block)
     for seed in range(3):
         token_lists = corpus(seed)
         counts, expected = one_pass(token_lists, params)
