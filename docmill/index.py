@@ -29,8 +29,8 @@ from indexers.dense.embedder import (
     ModelUnavailable,
     make_embedder,
     model_available,
-    model_can_read,
     query_vector,
+    reads_query,
 )
 from indexers.dense.remote import EndpointError, for_manifest, is_remote
 from indexers.lexical.bm25 import BM25Result
@@ -323,12 +323,8 @@ class HybridIndex:
 
     def _vector_mode_reads(self, query: str, notes: list[str]) -> bool:
         """Vector mode: whether the model can read ``query``; says so in ``notes`` when not."""
-        if model_can_read(self.embedder.query_tokenizer(), query):
-            return True
-        share = self.query_unknown_share(query)
         model = self.manifest.embedding.get("model")
-        notes.append(f"vector side cannot read this query: {share:.0%} of it is unknown to {model}")
-        return False
+        return reads_query(self.embedder.query_tokenizer(), query, model, notes)
 
     def evidence(
         self,

@@ -40,7 +40,7 @@ from docmill.shard_host import ShardQuery, ShardSearcher
 from docmill.shard_merge import SearchRun, ShardedResult, carried_chunks, corpus_of, in_row_order, merge_side
 from indexers.build.sections import FusionSection
 from indexers.build.shards import RootManifest, ShardsError
-from indexers.dense.embedder import Embedder, model_can_read, query_vector, unknown_token_share
+from indexers.dense.embedder import Embedder, query_vector, reads_query, unknown_token_share
 from indexers.lexical.tokenize import Tokenizer, words
 from indexers.ranking import policy
 from indexers.ranking.abstain import COVERAGE_DEPTH, AbstainModel, is_short, known_idf_share
@@ -222,12 +222,7 @@ class ShardedIndex:
 
     def _vector_mode_reads(self, query: str, notes: list[str]) -> bool:
         """HybridIndex._vector_mode_reads: whether the model can read ``query`` (a note if not)."""
-        tokenizer = self.embedder.query_tokenizer()
-        if model_can_read(tokenizer, query):
-            return True
-        share = unknown_token_share(tokenizer, [query])
-        notes.append(f"vector side cannot read this query: {share:.0%} of it is unknown to {self.model}")
-        return False
+        return reads_query(self.embedder.query_tokenizer(), query, self.model, notes)
 
     def _query_weights(self, run: SearchRun, bm25: Ranked, weights: dict[str, float]) -> dict[str, float]:
         """HybridIndex._query_weights: the BM25 weight scaled by the coverage of its top hit."""

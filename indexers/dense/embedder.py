@@ -27,6 +27,7 @@ from indexers.dense.models import backend_for as backend_for
 from indexers.dense.models import model_available as model_available
 from indexers.dense.models import model_can_read as model_can_read
 from indexers.dense.models import query_vector as query_vector
+from indexers.dense.models import reads_query as reads_query
 from indexers.dense.models import unknown_token_share as unknown_token_share
 from indexers.dense.onnx_export import ONNX_INPUTS
 from indexers.dense.query_cache import QueryCache

@@ -86,6 +86,16 @@ def model_can_read(tokenizer: Any, text: str) -> bool:
     return unknown_token_share(tokenizer, [text]) <= MAX_QUERY_UNKNOWN_SHARE
 
 
+def reads_query(tokenizer: Any, query: str, model: str | None, notes: list[str]) -> bool:
+    """``model_can_read`` for a search in mode vector: when the model cannot read ``query``, says
+    how much of it is unknown in ``notes`` (a single index and a sharded root say the same)."""
+    if model_can_read(tokenizer, query):
+        return True
+    share = unknown_token_share(tokenizer, [query])
+    notes.append(f"vector side cannot read this query: {share:.0%} of it is unknown to {model}")
+    return False
+
+
 def unknown_token_share(tokenizer: Any, texts: Sequence[str]) -> float:
     """Share of word pieces the model's tokenizer maps to its unknown token: how much of the text the
     model cannot read at all (Chinese under an English-only vocabulary is mostly [UNK])."""
