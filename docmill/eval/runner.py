@@ -127,19 +127,11 @@ def document_ranking(doc_ids: Sequence[str], depth: int = 100) -> list[str]:
 
 
 def evaluate(
-    index: Any,
-    dataset: BeirSet,
-    modes: Sequence[str] = ALL_MODES,
-    abstain: bool = False,
-    chunk_depth: int = 300,
-    search_options: Mapping[str, Any] | None = None,
-    k: int = 10,
+    index: Any, dataset: BeirSet, modes: Sequence[str] = ALL_MODES, **options: Any
 ) -> dict[str, dict[str, float]]:
-    """nDCG@k, recall@k, recall@100 and MRR@k over documents (a document ranks at its best chunk)."""
-    return {
-        m: r.summary()
-        for m, r in evaluate_per_query(index, dataset, modes, abstain, chunk_depth, search_options, k).items()
-    }
+    """nDCG@k, recall@k, recall@100 and MRR@k over documents (a document ranks at its best chunk);
+    ``options`` as ``evaluate_per_query``'s."""
+    return {m: r.summary() for m, r in evaluate_per_query(index, dataset, modes, **options).items()}
 
 
 def evaluate_per_query(
