@@ -70,8 +70,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(report)
     else:
-        print(format_table(report))
-        print("\n".join(format_comparisons(report["compare"])))
+        print("\n".join([format_table(report), *format_comparisons(report["compare"])]))
     return EXIT_OK
 
 
@@ -131,8 +130,7 @@ def _eval_questions(args: argparse.Namespace, modes: list[str]) -> int:
     if args.json:
         _print_json({**report, "per_question": records} if args.per_question else report)
     else:
-        print(format_questions(report))
-        print("\n".join(format_comparisons(report["compare"])))
+        print("\n".join([format_questions(report), *format_comparisons(report["compare"])]))
         if args.report:
             print(f"report: {report['report']}")
     return EXIT_OK
