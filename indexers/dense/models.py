@@ -89,9 +89,9 @@ def model_can_read(tokenizer: Any, text: str) -> bool:
 def reads_query(tokenizer: Any, query: str, model: str | None, notes: list[str]) -> bool:
     """``model_can_read`` for a search in mode vector: when the model cannot read ``query``, says
     how much of it is unknown in ``notes`` (a single index and a sharded root say the same)."""
-    if model_can_read(tokenizer, query):
+    share = unknown_token_share(tokenizer, [query])  # tokenized once: model_can_read's rule on it
+    if share <= MAX_QUERY_UNKNOWN_SHARE:
         return True
-    share = unknown_token_share(tokenizer, [query])
     notes.append(f"vector side cannot read this query: {share:.0%} of it is unknown to {model}")
     return False
 
