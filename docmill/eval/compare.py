@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from docmill.eval.questions import counted_rank
+
 RESAMPLES = 9999
 CONFIDENCE = 0.95
 SEED = 20261207
@@ -144,9 +146,8 @@ def question_measures(records: Sequence[Mapping[str, Any]], k: int = 10) -> dict
     for record in records:
         if record["offtopic"]:
             continue
-        rank = None if record["abstained"] else record["rank"]
-        found = rank is not None and rank <= k
+        rank = counted_rank(record["rank"], record["abstained"], k)
         measures = out.setdefault(record["mode"], {f"hit@{cut}": [], f"mrr@{k}": []})
-        measures[f"hit@{cut}"].append(1.0 if found and rank <= cut else 0.0)
-        measures[f"mrr@{k}"].append(1.0 / rank if found else 0.0)
+        measures[f"hit@{cut}"].append(1.0 if rank is not None and rank <= cut else 0.0)
+        measures[f"mrr@{k}"].append(1.0 / rank if rank is not None else 0.0)
     return out

@@ -229,9 +229,8 @@ class Tally:
     offtopic_abstained: int = 0
 
     def add(self, rank: int | None, abstained: bool) -> None:
-        rank = rank if rank is not None and rank <= self.k else None
-        self.ranks_no_abstain.append(rank)
-        self.ranks.append(None if abstained else rank)
+        self.ranks_no_abstain.append(counted_rank(rank, False, self.k))
+        self.ranks.append(counted_rank(rank, abstained, self.k))
         self.abstained += int(abstained)
 
     def summary(self) -> dict[str, float | int]:
@@ -245,6 +244,12 @@ class Tally:
         if self.offtopic:
             out.update(offtopic=self.offtopic, offtopic_abstained=self.offtopic_abstained / self.offtopic)
         return out
+
+
+def counted_rank(rank: int | None, abstained: bool, k: int) -> int | None:
+    """The rank a question's scores count: none when the search abstained or the first relevant
+    hit lies beyond ``k`` (Tally, and the paired comparisons of docmill.eval.compare)."""
+    return None if abstained or rank is None or rank > k else rank
 
 
 def tally_question(
