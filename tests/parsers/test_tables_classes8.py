@@ -130,19 +130,25 @@ HEURISTICS = [
 ]
 
 
-def test_two_column_grid_with_one_column_rule_keeps_its_header(tmp_path: Path) -> None:
-    """One column rule, rising a row above the first row rule: main dropped the header row (no
-    cell there had a rule on both sides)."""
-    path = tmp_path / "one_rule.pdf"
+def _heuristics_grid(path: Path) -> tuple[canvas.Canvas, list[float]]:
+    """HEURISTICS drawn as two columns under a rule per row boundary (none above the first row),
+    no column rule yet: the canvas and the rules' heights, top first."""
     c = canvas.Canvas(str(path), pagesize=A4)
     c.setFont(FONT, SIZE)
-    top = 700.0
-    ys = [top - k * PITCH for k in range(len(HEURISTICS) + 1)]
+    ys = [700.0 - k * PITCH for k in range(len(HEURISTICS) + 1)]
     for k, (label, text) in enumerate(HEURISTICS):
         c.drawString(100, ys[k] - PITCH + 3.5, label)
         c.drawString(180, ys[k] - PITCH + 3.5, text)
     for y in ys[1:]:
         c.line(96, y, 470, y)
+    return c, ys
+
+
+def test_two_column_grid_with_one_column_rule_keeps_its_header(tmp_path: Path) -> None:
+    """One column rule, rising a row above the first row rule: main dropped the header row (no
+    cell there had a rule on both sides)."""
+    path = tmp_path / "one_rule.pdf"
+    c, ys = _heuristics_grid(path)
     c.line(175, ys[0], 175, ys[-1])
     c.save()
     assert _parse(path)[0] == [HEURISTICS]
@@ -161,18 +167,10 @@ def test_two_column_grid_keeps_a_tall_last_row_under_no_rule(tmp_path: Path) -> 
         "the policies that come after this plan.",
     ]
     rows = [*HEURISTICS, ("Safety", " ".join(long_text))]
-    c = canvas.Canvas(str(path), pagesize=A4)
-    c.setFont(FONT, SIZE)
-    top = 700.0
-    ys = [top - k * PITCH for k in range(len(HEURISTICS) + 1)]
-    for k, (label, text) in enumerate(HEURISTICS):
-        c.drawString(100, ys[k] - PITCH + 3.5, label)
-        c.drawString(180, ys[k] - PITCH + 3.5, text)
+    c, ys = _heuristics_grid(path)
     c.drawString(100, ys[-1] - PITCH + 3.5, "Safety")
     for n, line in enumerate(long_text):
         c.drawString(180, ys[-1] - (n + 1) * PITCH + 3.5, line)
-    for y in ys[1:]:
-        c.line(96, y, 470, y)
     c.line(175, ys[0], 175, ys[-1] - len(long_text) * PITCH - 2)
     c.save()
     assert _parse(path)[0] == [rows]
