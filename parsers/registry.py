@@ -45,7 +45,7 @@ PARSER_VERSIONS: dict[str, int] = {
     # stacked in one ruled cell read again, captions cut at a gutter where size or baseline
     # changes, lines between gutter-cut lines cut too, header rows over a header rule kept by an
     # unruled frame, year labels no figures when a table's tail is trimmed)
-    "pdf": 7,
+    "pdf": 8,
     "records": 1,
     "code": 1,
     "text": 1,

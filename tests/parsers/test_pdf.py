@@ -294,6 +294,54 @@ def test_furniture_is_found_in_margins_only() -> None:
     assert [s.text for s in kept] == ["Body text"]
 
 
+def _spread_pages(n: int) -> list[list[layout.Segment]]:
+    """``n`` pages of a thesis: the title over every second page but where a chapter opens (pages
+    0 and 6, whose top line is the chapter heading in large type), the chapter's title over the
+    others."""
+    pages = []
+    for i in range(n):
+        chapter = "Chapter 1 Introduction" if i < 6 else "Chapter 2 Method"
+        if i in (0, 6):  # the chapter heading, in large type
+            pages.append([seg(chapter, 50, 60, 400, 16.0), seg(f"Body of page {i}", 50, 300, 500)])
+            continue
+        top = "Thesis of the University" if i % 2 else chapter
+        pages.append([seg(top, 50, 20, 300, 9.0), seg(f"Body of page {i}", 50, 300, 500)])
+    return pages
+
+
+def test_a_running_title_over_one_side_of_the_spreads_is_furniture() -> None:
+    pages = _spread_pages(15)
+    # the title over all 7 right-hand pages of 15 (under half of them all); chapter 2's over 4 of
+    # the 8 left-hand ones, but its heading on page 6 sets it in large type: it stays
+    assert sum(1 for p in pages if p[0].text.startswith("Thesis")) * 2 < len(pages)
+    assert layout.find_furniture(pages, [792.0] * 15) == {"thesis of the university"}
+    # three pages of a side at least: over two right-hand pages of five it is not furniture
+    assert "thesis of the university" not in layout.find_furniture(_spread_pages(5), [792.0] * 5)
+
+
+def test_a_thesis_running_title_over_alternate_pages_is_dropped_from_the_text(tmp_path) -> None:
+    from reportlab.pdfgen import canvas
+
+    from parsers.registry import parse_path
+
+    path = tmp_path / "thesis.pdf"
+    pdf = canvas.Canvas(str(path))
+    for i, page in enumerate(_spread_pages(13)):  # the title over 6 of 13 pages
+        size = page[0].size
+        pdf.setFont("Helvetica-Bold" if size > 10 else "Helvetica", size)
+        pdf.drawString(72, 842 - 20 - page[0].top, page[0].text)
+        pdf.setFont("Helvetica", 11)
+        for line in range(3):
+            pdf.drawString(72, 600 - 14 * line, f"Findings of page {i}, line {line}, on credit risk.")
+        pdf.showPage()
+    pdf.save()
+    (doc,) = parse_path(path, path.name)
+    text = "\n".join(block.text for block in doc.blocks)
+    assert "Thesis of the University" not in text
+    assert all(f"Findings of page {i}, line 2" in text for i in range(13))
+    assert [b.text for b in doc.blocks if b.kind == "heading"][:1] == ["Chapter 1 Introduction"]
+
+
 def _titled_pdf(path, lines, meta_title=None):
     """A one-page PDF of ``lines`` (text, font, size), top down, with ``meta_title`` as its
     metadata title (none if None), parsed as docmill parses it."""
