@@ -288,10 +288,10 @@ LARGER_TYPE = 1.15  # a line over this many times the document's median size is 
 def find_furniture(pages: Sequence[Sequence[Segment]], page_heights: Sequence[float]) -> set[str]:
     """Keys of lines repeated in the top or bottom 12 % of at least half of the pages (min. 2),
     or of at least half of the left-hand or of the right-hand pages (min. MIN_FACING_PAGES) and
-    never in larger type than the document's text (its median line): a book or thesis prints its title over one side
-    of each spread and the chapter's over the other, so its running title is on half of the pages
-    less the chapter openings, while a chapter's running head is also its heading, set larger on
-    the page that opens it, and stays.
+    never in larger type than the document's text (its median line): a book or thesis prints its
+    title over one side of each spread and the chapter's over the other, so its running title is
+    on half of the pages less the chapter openings, while a chapter's running head is also its
+    heading, set larger on the page that opens it, and stays.
 
     Only the margins are searched, so a repeated phrase in the body is never dropped.
     """
