@@ -18,10 +18,10 @@ from docmill.hits import Hit, SearchResult
 from docmill.phrasings import fuse_phrasings
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
 from docmill.rerank import rerank_or_fused
-from indexers.build.files import EMBEDDINGS_FILE
 from indexers.build.manifest import Manifest, ManifestError
 from indexers.build.open import Build
 from indexers.build.open import open_build as open_files
+from indexers.build.passage_vectors import load_vectors
 from indexers.build.sections import FusionSection, vector_spec
 from indexers.build.segment_info import segment_folder, segment_infos
 from indexers.dense.embedder import (
@@ -92,7 +92,7 @@ class HybridIndex:
         rows = self.vectors.rows
         out: np.ndarray | None = None
         for i, info in enumerate(segment_infos(self.manifest.segments)):
-            stored = np.load(segment_folder(self.build, info.name) / EMBEDDINGS_FILE, mmap_mode="r")
+            stored = load_vectors(segment_folder(self.build, info.name))
             if out is None:
                 out = np.empty((rows.n_rows, stored.shape[1]), dtype=np.float32)
             targets = rows.rows(i, np.arange(len(stored), dtype=np.int64))
