@@ -201,9 +201,9 @@ def merge_segments(
     write_places(folder, (part_places[i][picks[i][j]] for i, j in order))
     write_docs(folder, spans)
     sources = [src for src, _, _ in parts]
-    taken = [np.asarray(own, dtype=np.int64) for own in picks]  # per part: its lines, merged order
-    part_vectors = [load_vectors(src)[own] for src, own in zip(sources, taken, strict=True)]
-    part_keys = [load_keys(src)[own] for src, own in zip(sources, taken, strict=True)]
+    own_rows = [np.asarray(own, dtype=np.int64) for own in picks]  # per part: its lines, merged order
+    part_vectors = [load_vectors(src)[own] for src, own in zip(sources, own_rows, strict=True)]
+    part_keys = [load_keys(src)[own] for src, own in zip(sources, own_rows, strict=True)]
     where = np.asarray([[i, j] for i, j in order], dtype=np.int64).reshape(-1, 2)
     offsets = np.cumsum([0] + [len(own) for own in picks])[:-1]
     gather = offsets[where[:, 0]] + where[:, 1]  # merged line -> row of the parts concatenated
