@@ -109,7 +109,7 @@ class _NoModel:
 
 
 def open_and_query(root: Path, build: Path) -> tuple[float, float]:
-    from docmill.index import open_build
+    from docmill.opening import open_build
 
     started = time.perf_counter()
     index = open_build(root, build, _NoModel())  # type: ignore[arg-type]

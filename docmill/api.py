@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, overload
 
-from docmill.index import HybridIndex, open_build
+from docmill.index import HybridIndex
 from docmill.live import LiveIndex
+from docmill.opening import open_build
 from indexers.build.shards import is_sharded
 from indexers.build.store import IndexStore
 from indexers.dense.embedder import Embedder

@@ -1,4 +1,5 @@
-"""`open_index(path)` and the searchable index it returns."""
+"""HybridIndex: one published build searched (opened by docmill.opening.open_build, which `open_index`
+and LiveIndex call)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,15 @@ from docmill.hits import Hit, SearchResult
 from docmill.phrasings import fuse_phrasings
 from docmill.repomap import DEFAULT_TOKENS, RepoMap, repo_map
 from docmill.rerank import rerank_or_fused
-from indexers.build.files import EMBEDDINGS_FILE
-from indexers.build.manifest import Manifest, ManifestError
+from indexers.build.manifest import Manifest
 from indexers.build.open import Build
 from indexers.build.open import open_build as open_files
+from indexers.build.passage_vectors import load_vectors
 from indexers.build.sections import FusionSection, vector_spec
 from indexers.build.segment_info import segment_folder, segment_infos
 from indexers.dense.embedder import (
     Embedder,
-    ModelUnavailable,
     make_embedder,
-    model_available,
     query_vector,
     reads_query,
 )
@@ -92,7 +91,7 @@ class HybridIndex:
         rows = self.vectors.rows
         out: np.ndarray | None = None
         for i, info in enumerate(segment_infos(self.manifest.segments)):
-            stored = np.load(segment_folder(self.build, info.name) / EMBEDDINGS_FILE, mmap_mode="r")
+            stored = load_vectors(segment_folder(self.build, info.name))
             if out is None:
                 out = np.empty((rows.n_rows, stored.shape[1]), dtype=np.float32)
             targets = rows.rows(i, np.arange(len(stored), dtype=np.int64))
@@ -373,30 +372,6 @@ class HybridIndex:
         self.graph_file.close()
         for name in ("bm25", "vectors", "_terms"):
             self.__dict__.pop(name, None)
-
-
-def open_build(
-    root: Path, build: Path, embedder: Embedder | None = None, verify_checksums: bool = False
-) -> HybridIndex:
-    """Open one build folder of ``root`` after checking its manifest, files and model (see
-    open_index); the files are opened by indexers.build.open."""
-    manifest = Manifest.read(build)
-    manifest.verify_files(build, checksums=verify_checksums)
-    check_model(root, manifest, embedder)
-    return HybridIndex(root, build, manifest, embedder, files=open_files(build, manifest))
-
-
-def check_model(root: Path, manifest: Manifest, embedder: Embedder | None) -> None:
-    """Refuse a build whose model is not available here, or not the ``embedder`` given."""
-    model = manifest.embedding.get("model")
-    local = not is_remote(manifest.embedding_backend)  # an endpoint is asked at the first query
-    if embedder is None and local and (not model or not model_available(model)):
-        raise ModelUnavailable(f"index {root} was embedded with model {model!r}, which is not available here")
-    backend = manifest.embedding_backend
-    given = (embedder.model_name, getattr(embedder, "backend", "torch")) if embedder is not None else None
-    if given is not None and given != (model, backend):
-        message = "index {} was embedded with {!r} ({}), not {!r} ({})"
-        raise ManifestError(message.format(root, model, backend, *given))
 
 
 @functools.lru_cache(maxsize=64, typed=True)

@@ -25,7 +25,8 @@ from typing import Any
 
 from docmill.context import Passage
 from docmill.hits import Hit, SearchResult
-from docmill.index import HybridIndex, open_build
+from docmill.index import HybridIndex
+from docmill.opening import open_build
 from indexers.build.manifest import Manifest, ManifestError
 from indexers.build.store import IndexStore, NoIndex
 from indexers.dense.embedder import Embedder, ModelUnavailable, make_embedder, model_available

@@ -69,12 +69,11 @@ class ShardFan:
         base = self.names.index(name) << ROW_BITS
         return [base | row for row in rows]
 
-    def chunks(
-        self, run: SearchRun, rows: Sequence[int], by_row: dict[tuple[str, int], Chunk]
-    ) -> dict[int, Chunk]:
-        """The chunks of corpus ``rows``: those in ``by_row`` (the search answers carried them:
-        shard_merge.carried_chunks), the others read from their shards (added to ``by_row``; a shard
-        that fails here is marked in ``run.status`` and its rows left out)."""
+    def chunks(self, run: SearchRun, rows: Sequence[int]) -> dict[int, Chunk]:
+        """The chunks of corpus ``rows``: those in ``run.chunks`` (the search answers carried
+        them, or an earlier round read them), the others read from their shards (added to
+        ``run.chunks``; a shard that fails here is marked in ``run.status`` and its rows left out)."""
+        by_row = run.chunks
         wanted: dict[str, list[int]] = {}
         for row in rows:
             name, own = self.locate(row)

@@ -19,7 +19,8 @@ import numpy as np
 
 from chunkers.model import Chunk
 from docmill import filters as filtering
-from docmill.index import HybridIndex, open_build
+from docmill.index import HybridIndex
+from docmill.opening import open_build
 from indexers.build.sections import FusionSection
 from indexers.build.store import IndexStore
 from indexers.lexical.segmented import CorpusStats, SegmentedBM25

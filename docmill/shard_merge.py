@@ -52,6 +52,9 @@ class SearchRun:
     corpus: CorpusStats = field(default_factory=lambda: CorpusStats(0, 0, ""))
     df: dict[str, int] = field(default_factory=dict)
     answers: dict[str, Any] = field(default_factory=dict)  # shard -> its search answer
+    # (shard, row) -> chunk: those the search answers carried (carried_chunks), then those read
+    # from the shards since (ShardFan.chunks), so no round asks a shard for one twice
+    chunks: dict[tuple[str, int], Chunk] = field(default_factory=dict)
     served: dict[str, str] = field(default_factory=dict)  # shard -> the replica that answered for it
 
     @property

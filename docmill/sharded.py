@@ -207,11 +207,12 @@ class ShardedIndex:
             "search", {name: (ask,) for name in stats}, run.timeout, run.served
         )
         run.status.update(failed)
+        run.chunks = carried_chunks(run.answers)
         sides = [side for side, used in (("bm25", use_bm25), ("vector", use_vector)) if used]
         results = {
             side: in_row_order(
                 merge_side(self.names, run.answers, side, fetch_k),
-                lambda rows: self.fan.chunks(run, rows, carried_chunks(run.answers)),
+                lambda rows: self.fan.chunks(run, rows),
             )
             for side in sides
         }
@@ -254,7 +255,6 @@ class ShardedIndex:
         options = run.options
         depth = options.depth
         fusion = self.calibration.fusion_of(options)
-        by_row = carried_chunks(run.answers)
         fused = len(results) > 1
         factors: dict[int, float] = {}
         if fused:
@@ -265,7 +265,7 @@ class ShardedIndex:
             }
             exact = policy.exact_rows(
                 run.query, results.get("bm25"), run.df, self.tokenizer,
-                lambda row: self.fan.chunks(run, [row], by_row)[row].index_text,
+                lambda row: self.fan.chunks(run, [row])[row].index_text,
             )  # fmt: skip
             in_tests = test.__contains__ if test else None
             ranking, factors = policy.fuse(
@@ -275,7 +275,7 @@ class ShardedIndex:
             ranking = policy.one_side(results)
         # collapse needs the places below the first k: a page's other chunks join its lead
         top = ranking[: depth if options.collapse == "none" else COLLAPSE_DEPTH * depth]
-        chunks = self.fan.chunks(run, [item.row for item in top], by_row)
+        chunks = self.fan.chunks(run, [item.row for item in top])
         top = [item for item in top if item.row in chunks]
         if not fused:  # equal scores in the order one index numbers its rows: by path, then line
             top.sort(key=lambda item: (-item.score, chunks[item.row].path, item.row))

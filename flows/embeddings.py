@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkers.model import Chunk
-from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE
 from indexers.build.manifest import Manifest
+from indexers.build.passage_vectors import load_keys, load_vectors
 from indexers.build.segment_info import segment_folder, segment_infos
 from indexers.dense.windows import Windows, load_windows, window_texts
 
@@ -51,8 +51,8 @@ class EmbeddingCache:
         vectors = []
         for info in segment_infos(manifest.segments):
             segment = segment_folder(folder, info.name)
-            keys += np.load(segment / EMBEDDING_KEYS_FILE, allow_pickle=False).tolist()
-            vectors.append(np.load(segment / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False))
+            keys += load_keys(segment).tolist()
+            vectors.append(load_vectors(segment))
             windows = load_windows(segment, info.rows)
             if windows is not None and len(windows.keys):  # a window's vector is reused by its text too
                 keys += np.asarray(windows.keys).tolist()

@@ -18,16 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from chunkers.fragments import FRAGMENTS_VERSION
 from chunkers.model import Chunk
 from flows.embeddings import EmbeddingCache
 from flows.ignorefiles import Ignored
 from flows.outcomes import ParseOutcome, SourceRef, chunk_outcome
-from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, MANIFEST
+from indexers.build.files import MANIFEST
 from indexers.build.graph_file import GRAPH_VERSION, FileGraph, read_graph
 from indexers.build.manifest import DocumentRecord, Manifest, ManifestError, file_sha256
+from indexers.build.passage_vectors import load_keys, load_vectors, sizes_match
 from indexers.build.sections import reuse_key as stored_reuse_key
 from indexers.build.segment_info import segment_folder, segment_infos
 from indexers.build.segment_lines import SegmentLines
@@ -149,12 +148,9 @@ def legacy_cache(store: IndexStore) -> EmbeddingCache:
         folder = store.current_build()
         data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         files = data.get("files", {}) if data.get("schema_version") == 1 else {}
-        for name in (EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE):
-            if name not in files or (folder / name).stat().st_size != files[name]["bytes"]:
-                return EmbeddingCache.empty()
-        keys = np.load(folder / EMBEDDING_KEYS_FILE, allow_pickle=False)
-        vectors = np.load(folder / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)
-        return EmbeddingCache(keys.tolist(), vectors)
+        if not sizes_match(folder, files):
+            return EmbeddingCache.empty()
+        return EmbeddingCache(load_keys(folder).tolist(), load_vectors(folder))
     except (NoIndex, OSError, ValueError, KeyError, TypeError, AttributeError):
         return EmbeddingCache.empty()
 

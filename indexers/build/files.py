@@ -19,8 +19,9 @@ the benchmarks) take them from here, so a rename cannot leave one side behind.
                                         each line's place key (indexers.build.places: document,
                                         path, kind, heading, symbol, pages, lines) for ranking
                                         without reading chunks; absent in older segments
-            embeddings.npy              float32 (n, dim) normalised passage vectors
+            embeddings.npy              float32 (n, dim) normalised passage vectors, and the
             embedding_keys.npy          S64 content key per line: what an incremental run reuses
+                                        (both written and read by indexers.build.passage_vectors)
             vectors.faiss               FAISS's own file over embeddings.npy
             window_offsets.npy          int64 (n + 1): each line's sentence windows (indexers.dense.
             window_vectors.npy          windows), float32 (windows, dim), and their S64 keys;

@@ -11,12 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import numpy as np
-
 from indexers.build.chunkstore import ChunkStore
-from indexers.build.files import EMBEDDINGS_FILE, VECTORS_FILE
+from indexers.build.files import VECTORS_FILE
 from indexers.build.graph_file import open_graph_file
 from indexers.build.manifest import Manifest
+from indexers.build.passage_vectors import load_vectors
 from indexers.build.sections import vector_spec
 from indexers.build.segment_info import SegmentError, SegmentInfo, row_map, segment_folder, segment_infos
 from indexers.build.segments import load_segment
@@ -87,8 +86,6 @@ def _open_vectors(folders: list[Path], infos: list[SegmentInfo], manifest: Manif
         ann.check(faiss_index, spec, where)
         if i == largest:
             ann.check(faiss_index, vector_spec(manifest.extra), where)
-        exact = folder / EMBEDDINGS_FILE  # IVF-PQ re-scores its candidates with these
-        indexes.append(
-            ann.with_exact_vectors(faiss_index, spec, functools.partial(np.load, exact, mmap_mode="r"))
-        )
+        # IVF-PQ re-scores its candidates with the segment's exact vectors
+        indexes.append(ann.with_exact_vectors(faiss_index, spec, functools.partial(load_vectors, folder)))
     return indexes

@@ -30,11 +30,10 @@ from indexers.build.files import (
     BM25_PARAMS_FILE,
     CHUNKS_FILE,
     DELETION_FILES,
-    EMBEDDING_KEYS_FILE,
-    EMBEDDINGS_FILE,
     SEGMENTS_DIR,
     VECTORS_FILE,
 )
+from indexers.build.passage_vectors import load_keys, load_vectors, save_passage_vectors
 from indexers.build.places import column_or_chunks, write_places
 from indexers.build.segment_info import DocSpan as DocSpan
 from indexers.build.segment_info import SegmentError as SegmentError
@@ -99,9 +98,7 @@ def write_segment(
     write_chunks(folder, chunks)
     write_places(folder, chunks)
     write_docs(folder, spans_of([c.path for c in chunks]))
-    np.save(folder / EMBEDDINGS_FILE, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
-    np.save(folder / EMBEDDING_KEYS_FILE, np.asarray(keys, dtype="S64"), allow_pickle=False)
-    spec = _save_vectors(folder, np.ascontiguousarray(vectors, dtype=np.float32), vector_index)
+    spec = _save_vectors(folder, save_passage_vectors(folder, vectors, keys), vector_index)
     if windows is not None:
         if windows.chunks != len(chunks):
             raise ValueError(f"windows for {windows.chunks} chunks, {len(chunks)} chunks")
@@ -203,20 +200,16 @@ def merge_segments(
     part_places = [column_or_chunks(src, lines) for (src, _, _), lines in zip(parts, every_line, strict=True)]
     write_places(folder, (part_places[i][picks[i][j]] for i, j in order))
     write_docs(folder, spans)
-    part_vectors = [
-        np.load(src / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)[np.asarray(own, dtype=np.int64)]
-        for (src, _, _), own in zip(parts, picks, strict=True)
-    ]
-    part_keys = [
-        np.load(src / EMBEDDING_KEYS_FILE, allow_pickle=False)[np.asarray(own, dtype=np.int64)]
-        for (src, _, _), own in zip(parts, picks, strict=True)
-    ]
+    sources = [src for src, _, _ in parts]
+    own_rows = [np.asarray(own, dtype=np.int64) for own in picks]  # per part: its lines, merged order
+    part_vectors = [load_vectors(src)[own] for src, own in zip(sources, own_rows, strict=True)]
+    part_keys = [load_keys(src)[own] for src, own in zip(sources, own_rows, strict=True)]
     where = np.asarray([[i, j] for i, j in order], dtype=np.int64).reshape(-1, 2)
     offsets = np.cumsum([0] + [len(own) for own in picks])[:-1]
     gather = offsets[where[:, 0]] + where[:, 1]  # merged line -> row of the parts concatenated
-    merged = np.ascontiguousarray(np.concatenate(part_vectors)[gather], dtype=np.float32)
-    np.save(folder / EMBEDDINGS_FILE, merged, allow_pickle=False)
-    np.save(folder / EMBEDDING_KEYS_FILE, np.concatenate(part_keys)[gather].astype("S64"), allow_pickle=False)
+    merged = save_passage_vectors(
+        folder, np.concatenate(part_vectors)[gather], np.concatenate(part_keys)[gather]
+    )
     spec = _save_vectors(folder, merged, vector_index)
     part_windows = [load_windows(src, info.rows) for src, info, _ in parts]
     if all(w is not None for w in part_windows):  # else the merged segment has none: chunk cosines

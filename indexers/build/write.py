@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from chunkers.model import Chunk
-from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE, SEGMENTS_DIR
+from indexers.build.files import SEGMENTS_DIR
 from indexers.build.manifest import Manifest
+from indexers.build.passage_vectors import load_keys, load_vectors
 from indexers.build.segment_info import (
     DocSpan,
     SegmentError,
@@ -125,8 +126,8 @@ def masked_vectors(build: Path, spans: Sequence[Located]) -> tuple[list[bytes], 
     for name, lines in by_segment.items():
         folder = segment_folder(build, name)
         picked = np.asarray(sorted(lines), dtype=np.int64)
-        keys += np.load(folder / EMBEDDING_KEYS_FILE, allow_pickle=False)[picked].tolist()
-        stored = np.load(folder / EMBEDDINGS_FILE, mmap_mode="r", allow_pickle=False)
+        keys += load_keys(folder)[picked].tolist()
+        stored = load_vectors(folder)
         rows.append(np.asarray(stored[picked]))
         windows = load_windows(folder, len(stored))
         if windows is not None:  # the windows of those lines, reused by their text too

@@ -34,6 +34,9 @@ FORMAT = "docmill-bm25"
 FORMAT_VERSION = 1
 ARRAY_FILES = ("data", "indices", "indptr", "doc_lengths")
 _ARRAY_KINDS = {"data": "f", "indices": "i", "indptr": "i", "doc_lengths": "i"}
+# A query term's postings: (its weight in the query, tokenize.term_weight summed over its
+# occurrences; postings start; end).
+TermPostings = tuple[float, int, int]
 
 
 @dataclass(frozen=True)
@@ -87,10 +90,10 @@ class BM25Index:
             doc_lengths=counts.doc_lengths,
         )
 
-    def _postings(self, query_tokens: Sequence[str]) -> dict[str, tuple[int, int, int]]:
+    def _postings(self, query_tokens: Sequence[str]) -> dict[str, TermPostings]:
         """term -> (its weight in the query: tokenize.term_weight per occurrence, postings start,
         end) for the query's known terms."""
-        found: dict[str, tuple[int, int, int]] = {}
+        found: dict[str, TermPostings] = {}
         indptr = self._indptr
         for token in query_tokens:
             if token in found:
@@ -111,7 +114,7 @@ class BM25Index:
         """BM25 score of every document (length N); 0 where no query term occurs."""
         return self._scores(self._postings(query_tokens))
 
-    def _scores(self, postings: Mapping[str, tuple[int, int, int]]) -> npt.NDArray[np.float32]:
+    def _scores(self, postings: Mapping[str, TermPostings]) -> npt.NDArray[np.float32]:
         if not postings:
             return np.zeros(self.n_docs, dtype=np.float32)
         docs, weights = [], []
@@ -245,7 +248,7 @@ class BM25Index:
         return cls(vocab=vocab, params=bm25_params, tokenizer=params.get("tokenizer"), **arrays)
 
 
-def _df(postings: Mapping[str, tuple[int, int, int]], terms: Sequence[str]) -> dict[str, int]:
+def _df(postings: Mapping[str, TermPostings], terms: Sequence[str]) -> dict[str, int]:
     return {
         term: postings[term][2] - postings[term][1] if term in postings else 0
         for term in dict.fromkeys(terms)

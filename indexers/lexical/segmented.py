@@ -40,6 +40,9 @@ from indexers.lexical.segment_files import merge_postings as merge_postings
 from indexers.lexical.tokenize import term_weight
 from indexers.lexical.top_k import top_of_totals
 
+# A query term's postings over the segments: (its weight in the query, tokenize.term_weight summed
+# over its occurrences; live df; [(segment, postings start, end)]).
+TermSlices = tuple[float, int, list[tuple[int, int, int]]]
 # Term weights computed at query time are kept for this many postings (16 MiB of float32).
 WEIGHT_CACHE_POSTINGS = 1 << 22
 
@@ -151,12 +154,10 @@ class SegmentedBM25:
             twin._segments.append(copied)
         return twin
 
-    def _postings(
-        self, query_tokens: Sequence[str]
-    ) -> dict[str, tuple[int, int, list[tuple[int, int, int]]]]:
+    def _postings(self, query_tokens: Sequence[str]) -> dict[str, TermSlices]:
         """term -> (its weight in the query: tokenize.term_weight per occurrence, live df, [(segment,
         start, end)]) for known terms."""
-        found: dict[str, tuple[int, int, list[tuple[int, int, int]]]] = {}
+        found: dict[str, TermSlices] = {}
         for token in query_tokens:
             if token in found:
                 count, df, slices = found[token]
@@ -180,14 +181,10 @@ class SegmentedBM25:
     def scores(self, query_tokens: Sequence[str]) -> npt.NDArray[np.float32]:
         return self._scores(self._postings(query_tokens))
 
-    def _scores(
-        self, postings: Mapping[str, tuple[int, int, list[tuple[int, int, int]]]]
-    ) -> npt.NDArray[np.float32]:
+    def _scores(self, postings: Mapping[str, TermSlices]) -> npt.NDArray[np.float32]:
         return self._totals(postings).astype(np.float32)
 
-    def _totals(
-        self, postings: Mapping[str, tuple[int, int, list[tuple[int, int, int]]]]
-    ) -> npt.NDArray[np.float64]:
+    def _totals(self, postings: Mapping[str, TermSlices]) -> npt.NDArray[np.float64]:
         """Every row's score summed in float64 (``_scores`` rounds them to float32)."""
         if not postings:
             return np.zeros(self.n_docs, dtype=np.float64)
@@ -221,9 +218,7 @@ class SegmentedBM25:
         # a masked document's postings land in the spare last slot
         return _summed(rows, weights, self.n_docs + 1)[: self.n_docs]
 
-    def _stored_totals(
-        self, postings: Mapping[str, tuple[int, int, list[tuple[int, int, int]]]]
-    ) -> npt.NDArray[np.float64]:
+    def _stored_totals(self, postings: Mapping[str, TermSlices]) -> npt.NDArray[np.float64]:
         """``_totals`` of a full build (one segment, its lines the rows, its weights stored): the
         same arrays concatenated in the same order, without the per-segment bookkeeping."""
         indices, stored = self._segments[0].indices, self._stored
@@ -349,7 +344,7 @@ def _summed(
     return cast("npt.NDArray[np.float64]", totals)  # a string: no subscripted type made per query
 
 
-def _live_df(postings: Mapping[str, tuple[int, int, Any]], terms: Sequence[str]) -> dict[str, int]:
+def _live_df(postings: Mapping[str, TermSlices], terms: Sequence[str]) -> dict[str, int]:
     return {term: postings[term][1] if term in postings else 0 for term in dict.fromkeys(terms)}
 
 

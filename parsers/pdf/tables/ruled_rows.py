@@ -144,7 +144,7 @@ def _extent(row: Sequence[_Line]) -> tuple[float, float]:
     return min(ln.top for ln in row), max(ln.bottom for ln in row)
 
 
-def centred_spans(rows: Sequence[Sequence[_Line]], label: int) -> tuple[list[list[_Line]], list[int]] | None:
+def centred_spans(rows: Sequence[list[_Line]], label: int) -> tuple[list[list[_Line]], list[int]] | None:
     """Row labels centred beside the group of rows each names (``row_spans.centred_groups``): the
     rows holding values (a line holding only such a label is none) and the index of the last row
     of each label's group; None when the labels are not set so."""
