@@ -27,11 +27,10 @@ from indexers.build.sections import FusionSection, vector_spec
 from indexers.build.segment_info import segment_folder, segment_infos
 from indexers.dense.embedder import (
     Embedder,
-    make_embedder,
     query_vector,
     reads_query,
 )
-from indexers.dense.remote import EndpointError, for_manifest, is_remote
+from indexers.dense.remote import EndpointError, query_embedder
 from indexers.lexical.bm25 import BM25Result
 from indexers.lexical.tokenize import Tokenizer
 from indexers.ranking import policy
@@ -118,11 +117,8 @@ class HybridIndex:
     @property
     def embedder(self) -> Embedder:
         with self._lock:
-            if self._embedder is None and is_remote(self.manifest.embedding_backend):
-                self._embedder = for_manifest(self.manifest.embedding)  # same endpoint as the build
             if self._embedder is None:
-                model = self.manifest.embedding["model"]
-                self._embedder = make_embedder(model, backend=self.manifest.embedding_backend)
+                self._embedder = query_embedder(self.manifest.embedding, self.manifest.embedding_backend)
             return self._embedder
 
     def query_unknown_share(self, query: str) -> float:

