@@ -15,7 +15,7 @@ import numpy as np
 
 from chunkers.model import Chunk
 from indexers.build.manifest import Manifest
-from indexers.build.passage_vectors import load_keys, load_vectors
+from indexers.build.passage_vectors import KEY_DTYPE, load_keys, load_vectors
 from indexers.build.segment_info import segment_folder, segment_infos
 from indexers.dense.windows import Windows, load_windows, window_texts
 
@@ -132,7 +132,7 @@ def assemble_windows(
     if work.window_offsets is None:
         return None
     vectors = _gather(work.window_keys, work, cache, new_vectors, dim)
-    keys = np.asarray(work.window_keys, dtype="S64") if work.window_keys else np.zeros(0, dtype="S64")
+    keys = np.asarray(work.window_keys, dtype=KEY_DTYPE) if work.window_keys else np.zeros(0, dtype=KEY_DTYPE)
     return Windows(np.asarray(work.window_offsets, dtype=np.int64), vectors, keys)
 
 

@@ -24,6 +24,7 @@ from flows.config import IngestConfig
 from flows.embeddings import EmbeddingWork
 from flows.incremental import PreviousBuild
 from indexers.build.files import EMBEDDING_JOURNAL
+from indexers.build.passage_vectors import KEY_DTYPE
 from indexers.dense.remote import RemoteEmbedder, is_remote, manifest_fields
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,7 @@ class EmbeddingJournal:
         part = self.folder / f"{len(list(self.folder.glob('*.npz'))):06d}.npz"
         tmp = part.with_suffix(".tmp")
         with open(tmp, "wb") as handle:
-            np.savez(handle, keys=np.asarray(list(keys), dtype="S64"), vectors=vectors.astype(np.float32))
+            np.savez(handle, keys=np.asarray(list(keys), dtype=KEY_DTYPE), vectors=vectors.astype(np.float32))
         os.replace(tmp, part)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from indexers.build.files import EMBEDDING_KEYS_FILE, EMBEDDINGS_FILE
 
+# an embedding key (64 hex digits), in every file that stores keys: passages, windows, the journal
 KEY_DTYPE = "S64"
 
 

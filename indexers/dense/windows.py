@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexers.build.files import WINDOW_KEYS_FILE, WINDOW_OFFSETS_FILE, WINDOW_VECTORS_FILE
+from indexers.build.passage_vectors import KEY_DTYPE
 from parsers.scripts import han_count
 
 # Changing how windows are cut changes what a build's window vectors mean: bump it, and the next
@@ -107,7 +108,7 @@ class Windows:
             base += len(part.vectors)
         dim = next((p.vectors.shape[1] for p in parts if p.vectors.ndim == 2), 0)
         vectors = [p.vectors.reshape(-1, dim) for p in parts] or [np.zeros((0, dim), np.float32)]
-        keys = [p.keys for p in parts] or [np.zeros(0, dtype="S64")]
+        keys = [p.keys for p in parts] or [np.zeros(0, dtype=KEY_DTYPE)]
         return Windows(
             np.concatenate(offsets), np.concatenate(vectors).astype(np.float32), np.concatenate(keys)
         )
@@ -180,7 +181,7 @@ def save_windows(folder: Path, windows: Windows) -> list[Path]:
     for name, array in (
         (WINDOW_OFFSETS_FILE, np.asarray(windows.offsets, dtype=np.int64)),
         (WINDOW_VECTORS_FILE, np.ascontiguousarray(windows.vectors, dtype=np.float32)),
-        (WINDOW_KEYS_FILE, np.asarray(windows.keys, dtype="S64")),
+        (WINDOW_KEYS_FILE, np.asarray(windows.keys, dtype=KEY_DTYPE)),
     ):
         np.save(folder / name, array, allow_pickle=False)
         saved.append(folder / name)
