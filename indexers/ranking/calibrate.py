@@ -24,7 +24,7 @@ import numpy as np
 from chunkers.model import Chunk
 from indexers.dense.windows import PassageVectors, as_passages, window_texts
 from indexers.lexical.segmented import BM25Scorer
-from indexers.lexical.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS
+from indexers.lexical.tokenize import CHINESE_STOPWORDS, ENGLISH_STOPWORDS, words
 from indexers.ranking.collapse import PlaceKey
 from indexers.ranking.defaults import DEFAULT_WEIGHTS
 from indexers.ranking.fusion import rrf
@@ -32,7 +32,8 @@ from indexers.ranking.fusion import rrf
 METHOD = "ict-v2"
 # Bumped whenever what calibrate_fusion returns for a corpus may change; a build whose fusion has
 # another version is recalibrated by the next ingest.
-VERSION = 12  # 12: scores with sentence windows (indexers/dense/windows.py)
+VERSION = 13  # 12: scores with sentence windows (indexers/dense/windows.py); 13: Chinese sentences
+# counted in words (tokenize.words), not with their Han-character field
 # BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
 RRF_K_GRID = (10.0, 60.0)
@@ -92,9 +93,12 @@ def _segments(text: str) -> list[str]:
 
 def _eligible_segments(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
     """Sentence-like pieces that read like a question could: written in language (function words)
-    rather than code, 3-40 terms. Code lines repeat the identifiers of the rest of their function,
-    so as pseudo-queries they would flatter BM25 far beyond how people ask."""
-    return [s for s in _segments(text) if _is_language(s) and 3 <= len(tokenize(s)) <= 40]
+    rather than code, 3-40 words (tokenize.words: a Chinese sentence's characters are not counted
+    again as the Han-character field's terms, which had a 21-character sentence at the limit and
+    left a 70-page Chinese thesis 25 pseudo-queries, too few to calibrate: issue 21). Code lines
+    repeat the identifiers of the rest of their function, so as pseudo-queries they would flatter
+    BM25 far beyond how people ask."""
+    return [s for s in _segments(text) if _is_language(s) and 3 <= len(words(tokenize(s))) <= 40]
 
 
 def sample_pseudo_queries(

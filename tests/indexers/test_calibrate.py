@@ -8,6 +8,7 @@ import numpy as np
 from chunkers.model import Chunk
 from indexers.lexical.bm25 import BM25Index
 from indexers.lexical.tokenize import Tokenizer
+from indexers.ranking.abstain_fit import MIN_PSEUDO_QUERIES
 from indexers.ranking.calibrate import calibrate_fusion, language_share, sample_pseudo_queries
 
 TOKENIZE = Tokenizer()
@@ -41,6 +42,26 @@ def test_pseudo_queries_are_sentences_taken_out_of_their_chunk():
     for q in queries:
         assert q.query in chunks[q.row].text and q.query not in q.remainder
     assert sample_pseudo_queries(chunks, TOKENIZE, 50) == queries  # seeded: deterministic
+
+
+def test_chinese_sentences_of_thirty_to_forty_characters_are_pseudo_queries():
+    # a thesis's sentences: 30-40 characters each, counted as words (bigrams), not with the
+    # Han-character field that doubles them (which put every one of them over the 40-term limit)
+    rng = random.Random(3)
+    han = [chr(c) for c in range(0x4E00, 0x4E00 + 400)]
+    clauses = ["的发展对", "在推动了", "和企业的", "是一个与"]  # function characters: language, not code
+    chunks = []
+    for i in range(40):
+        sentences = [
+            "".join(rng.choices(han, k=14)) + rng.choice(clauses) + "".join(rng.choices(han, k=16)) + "。"
+            for _ in range(3)
+        ]
+        text = "".join(sentences)
+        chunks.append(Chunk(id=str(i), doc_id=str(i), path="t.pdf", kind="text", text=text, index_text=text))
+    assert all(len(TOKENIZE(s)) > 40 for s in chunks[0].text.split("。") if s)
+    queries = sample_pseudo_queries(chunks, TOKENIZE, 50)
+    assert len(queries) >= MIN_PSEUDO_QUERIES  # enough to calibrate abstaining (none before)
+    assert all(30 <= len(q.query) <= 40 and q.query in chunks[q.row].text for q in queries)
 
 
 def test_noise_vectors_get_no_weight_against_a_working_bm25():
