@@ -1,0 +1,162 @@
+"""Table layouts of issue 24 (session 14), drawn anew with reportlab (no dev-set page copied) and
+read through the PDF parser: an invoice's item table with a note and total line under it in a
+layout of its own; the same table under a rule with a small key table above it; header labels of
+two tight right-aligned columns parted by a word space only. The behaviour tests failed on main's
+code (7bbb6c5); the drawn guards (named so) pass on both."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen import canvas
+
+from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.source import SourceFile
+
+FONT, SIZE = "Helvetica", 8
+PITCH = 11.5
+HEIGHT = A4[1]
+
+Rows = list[tuple[str, ...]]
+
+ITEMS: Rows = [
+    ("Code", "Description", "Price", "VAT", "Quantity", "Amount"),
+    ("A10418", "Filter set for model CA-20", "49.99", "21 %", "1 PCS", "49.99"),
+    ("B20077", "Descaler, two bottles", "12.50", "21 %", "2 PCS", "25.00"),
+    ("C31105", "Cleaning tablets, box of ten", "8.75", "9 %", "4 PCS", "35.00"),
+]
+LEFT = (50.0, 110.0)  # left-aligned columns: code, description
+RIGHT = (400.0, 432.0, 470.0, 548.0)  # right edges of the right-aligned columns
+
+
+def _parse(path: Path) -> list[Rows]:
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    tables = [b.table for b in doc.blocks if b.table is not None]
+    return [[tuple(" ".join(c.split()) for c in r) for r in (*t.header, *t.body)] for t in tables]
+
+
+def _width(text: str) -> float:
+    return stringWidth(text, FONT, SIZE)
+
+
+def _items(c: canvas.Canvas, top: float, *, tight_header: bool = False) -> float:
+    """ITEMS under a rule at ``top`` (y up), the header's labels flush with their columns; with
+    ``tight_header`` "Quantity" starts a word space after "VAT" (the two labels one chunk). The
+    baseline of the last row."""
+    c.line(LEFT[0], top, RIGHT[-1], top)
+    y = top - PITCH
+    for k, row in enumerate(ITEMS):
+        for x, text in zip(LEFT, row[:2], strict=True):
+            c.drawString(x, y, text)
+        for j, (x, text) in enumerate(zip(RIGHT, row[2:], strict=True)):
+            if k == 0 and tight_header and j == 2:
+                c.drawString(RIGHT[1] + 0.28 * SIZE, y, text)  # a word space after "VAT"
+            else:
+                c.drawRightString(x, y, text)
+        if k == 0:
+            c.line(LEFT[0], y - 3, RIGHT[-1], y - 3)
+        y -= PITCH
+    return y + PITCH
+
+
+def _page(path: Path, draw) -> None:  # noqa: ANN001 - a drawing callback
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    c.drawString(50, HEIGHT - 60, "Invoice copy")
+    draw(c)
+    c.drawString(50, 300, "Payment is due within fourteen days of the invoice date.")
+    c.save()
+
+
+def test_note_and_total_line_under_items_is_no_row_and_merges_no_columns(tmp_path: Path) -> None:
+    """A line under the item rows, a blank line down, with a note under the first two columns
+    and "Invoice total EUR" across the price, VAT and quantity columns: on main it joined the
+    block and closed those column gaps (the six columns read as three)."""
+    path = tmp_path / "tail.pdf"
+
+    def draw(c: canvas.Canvas) -> None:
+        last = _items(c, 600)
+        y = last - 2.0 * PITCH
+        c.drawString(LEFT[0], y, "Prices include VAT")
+        c.drawString(RIGHT[0] + 5, y, "Invoice total EUR")
+        c.drawRightString(RIGHT[-1], y, "109.99")
+
+    _page(path, draw)
+    assert _parse(path) == [ITEMS]
+
+
+def test_key_lines_over_a_rule_above_the_items_are_no_header(tmp_path: Path) -> None:
+    """Two lines of a small key table ("Customer ... Due date" over their values) stand three
+    line heights above the item table's rule: on main they were taken as header lines of the
+    item table (its header already on its first line), their words in its columns."""
+    path = tmp_path / "key.pdf"
+
+    def draw(c: canvas.Canvas) -> None:
+        keys = (("Customer", 50.0), ("Order", 150.0), ("Invoice date", 320.0), ("Invoice", 420.0))
+        values = ("CUST0303006280999", "ORD000000444", "8-9-2022", "VF1005193039")
+        for (label, x), value in zip(keys, values, strict=True):
+            c.drawString(x, 660, label)
+            c.drawString(x, 660 - PITCH, value)
+        c.drawRightString(RIGHT[-1], 660, "Due date")
+        c.drawRightString(RIGHT[-1], 660 - PITCH, "22-9-2022")
+        _items(c, 660 - PITCH - 3.2 * PITCH)
+
+    _page(path, draw)
+    assert _parse(path) == [ITEMS]
+
+
+def test_tight_labels_flush_with_their_columns_are_parted(tmp_path: Path) -> None:
+    """ "VAT" ends where its column's cells end; "Quantity" starts a word space after it: one chunk
+    by the gap, two labels by the columns. On main one cell "VAT Quantity" and an empty one."""
+    path = tmp_path / "tight.pdf"
+    _page(path, lambda c: _items(c, 600, tight_header=True))
+    assert _parse(path) == [ITEMS]
+
+
+def test_guard_a_total_row_in_the_columns_stays_a_row(tmp_path: Path) -> None:
+    """A total row set a blank line under the items, its label and figure in the table's
+    columns: a row of the table."""
+    path = tmp_path / "total.pdf"
+
+    def draw(c: canvas.Canvas) -> None:
+        last = _items(c, 600)
+        c.drawString(LEFT[1], last - 2.0 * PITCH, "Total")
+        c.drawRightString(RIGHT[-1], last - 2.0 * PITCH, "109.99")
+
+    _page(path, draw)
+    assert _parse(path) == [[*ITEMS, ("", "Total", "", "", "", "109.99")]]
+
+
+def _centred(c: canvas.Canvas, text: str, x0: float, x1: float, y: float) -> None:
+    c.drawString((x0 + x1 - _width(text)) / 2, y, text)
+
+
+def test_guard_a_centred_label_over_two_columns_stays_whole(tmp_path: Path) -> None:
+    """ "Net sales" centred over the 2021 and 2022 columns, its word space over the gap between
+    them but neither word flush with a column: one label over both."""
+    path = tmp_path / "group.pdf"
+    rows: Sequence[tuple[str, str, str]] = (
+        ("Europe", "1,204", "1,311"),
+        ("Americas", "988", "1,020"),
+        ("Asia", "2,310", "2,575"),
+    )
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    c.drawString(50, 640, "Region")
+    left, right = 300.0 - _width("1,311"), 330.0
+    _centred(c, "Net sales", left - 4, right + 4, 640)
+    c.drawRightString(300, 640 - PITCH, "2021")
+    c.drawRightString(330, 640 - PITCH, "2022")
+    for k, (label, a, b) in enumerate(rows):
+        y = 640 - (k + 2) * PITCH
+        c.drawString(50, y, label)
+        c.drawRightString(300, y, a)
+        c.drawRightString(330, y, b)
+    c.save()
+    tables = _parse(path)
+    assert len(tables) == 1
+    assert not any(cell in ("Net", "sales") for row in tables[0] for cell in row)
