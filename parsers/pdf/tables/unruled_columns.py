@@ -199,8 +199,7 @@ def part_tight_labels(line: Line, strips: Sequence[tuple[float, float]], tol: fl
     tight columns set closer than a cell gap ("2016 % Chg" over "1,311" and "8.9") are two labels,
     not one spanning both. A label spanning columns has word spaces only, so it stays whole, as do
     labels set with wide spaces throughout (the gap must be half as wide again as the line's other
-    word gaps) and two words with digits ("2021-06-04 09:00": figures part at the chunk level). A
-    word space parts labels too where the words beside it are flush with their columns (``_flush``)."""
+    word gaps) and two words with digits ("2021-06-04 09:00": figures part at the chunk level)."""
     chunks: list[Chunk] = []
     gaps = sorted(b.x0 - a.x1 for c in line.chunks for a, b in zip(c.words, c.words[1:], strict=False))
     for chunk in line.chunks:
@@ -211,10 +210,7 @@ def part_tight_labels(line: Line, strips: Sequence[tuple[float, float]], tol: fl
             spaced = bool(others) and gap < 1.5 * others[len(others) // 2]  # words set wide apart
             wide = gap > TIGHT_GAP * max(a.size, b.size, 1.0) and not spaced
             words = not (_digits(a.text) and _digits(b.text))  # a date and its time: one value
-            if words and any(
-                _in_strip(a.x1, b.x0, lo, hi, tol) and (wide or _flush(a.x1, b.x0, lo, hi, tol))
-                for lo, hi in strips
-            ):
+            if wide and words and any(_in_strip(a.x1, b.x0, lo, hi, tol) for lo, hi in strips):
                 parts.append([b])
             else:
                 parts[-1].append(b)
@@ -229,15 +225,6 @@ def _in_strip(a: float, b: float, lo: float, hi: float, tol: float) -> bool:
     "DDI ↓" over "0.3810" and "0.0675")."""
     inside = lo - tol <= a and b <= hi + tol
     return inside or (a < hi and b > lo and lo <= (a + b) / 2 <= hi)
-
-
-def _flush(a: float, b: float, lo: float, hi: float, tol: float) -> bool:
-    """The words left and right of the gap (a, b) are flush with the body's columns on either side
-    of the strip (lo, hi): the left one ends where its column's cells end (right-aligned, "BTW"
-    over "21 %"), or the right one starts where its column's cells start. Then a word space parts
-    two labels too ("BTW Hoeveelheid" over "21 %" and "1 PCS"): a label spanning both columns
-    meets a column edge with a word gap only by chance."""
-    return abs(a - lo) <= tol or abs(b - hi) <= tol
 
 
 def _digits(text: str) -> bool:
