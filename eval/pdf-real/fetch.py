@@ -93,6 +93,8 @@ SHA256 = {
     "QualityHosting.pdf": "e33124038dfb87cc5a4d93320f8a482561a72a179413cae3c569c7513f0c3bed",
     "saeco.pdf": "67f89ff5db4bc45d35d7e747d864348cc702c3c3993359756df1bc78a939ca70",
     "recalibrating-risk-report.pdf": "076d8d243312e0b03a0fe2191e924c37fe159dd01d6b6ce3a3b2b7c642c36245",
+    "free_fiber.pdf": "a3701f395925c3797845d469365c2764a717453baee53c6df07a3cf20267bfa2",
+    "AmazonWebServices.pdf": "2e21d50f59a97b8c3778b238d14c9d7d15f74b8d021f819f1d2ede1f5412f81b",
 }
 
 
