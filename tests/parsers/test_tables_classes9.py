@@ -14,6 +14,7 @@ from reportlab.pdfgen import canvas
 
 from parsers.options import ParseOptions
 from parsers.pdf import parser as pdf
+from parsers.pdf.tables.unruled_guards import rejection
 from parsers.source import SourceFile
 
 FONT, SIZE = "Helvetica", 8
@@ -147,3 +148,28 @@ def test_guard_a_centred_label_over_two_columns_stays_whole(tmp_path: Path) -> N
     tables = _parse(path)
     assert len(tables) == 1
     assert not any(cell in ("Net", "sales") for row in tables[0] for cell in row)
+
+
+LEGEND = [
+    ("Natural", "", "", "Sources", "", ""),
+    ("\uf06e", "48%", "Radon", "\uf06e", "11%", "Medicine"),
+    ("\uf06e", "14%", "Buildings & soil", "\uf06e", "0.4%", "Fallout"),
+    ("\uf06e", "12%", "Food & water", "\uf06e", "0.4%", "Miscellaneous"),
+    ("\uf06e", "10%", "Cosmic", "\uf06e", "0.2%", "Occupational"),
+]
+
+
+def test_a_chart_legend_of_symbol_font_markers_is_a_list() -> None:
+    """A pie chart's legend set in columns, each entry a symbol font's square (mapped to the
+    private use area, U+F06E) before its share and label: a list of markers, no table (main's
+    marker column knew the Unicode bullets only)."""
+    assert rejection(LEGEND, 1) == "a marker column: a list"
+
+
+def test_guard_private_use_glyphs_inside_a_table_leave_it_a_table() -> None:
+    """The same glyphs in a later column (a feature matrix's ticks) say nothing of a list."""
+    rows = [
+        ("Model", "Recall", "Precision", "Open"),
+        *((f"Model {k}", f"0.{k}1", f"0.{k}7", "\uf0fc") for k in range(1, 6)),
+    ]
+    assert rejection(rows, 1) is None
