@@ -45,7 +45,10 @@ PARSER_VERSIONS: dict[str, int] = {
     # stacked in one ruled cell read again, captions cut at a gutter where size or baseline
     # changes, lines between gutter-cut lines cut too, header rows over a header rule kept by an
     # unruled frame, year labels no figures when a table's tail is trimmed)
-    "pdf": 7,
+    # 8: session 14's (a note or total line under an unruled table in a layout of its own is no
+    # row, a block opening on its header takes no lines from farther up than a line gap, a lone
+    # private-use glyph is a list marker)
+    "pdf": 8,
     "records": 1,
     "code": 1,
     "text": 1,
