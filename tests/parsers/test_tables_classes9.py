@@ -173,3 +173,60 @@ def test_guard_private_use_glyphs_inside_a_table_leave_it_a_table() -> None:
         *((f"Model {k}", f"0.{k}1", f"0.{k}7", "\uf0fc") for k in range(1, 6)),
     ]
     assert rejection(rows, 1) is None
+
+
+PROSE = (
+    "The yields were measured on the same day in every plot, after the harvest had been weighed",
+    "by two people working independently; their figures agreed within one per cent everywhere,",
+    "so the mean of the two weighings is given. The wettest plots gave the highest yields again.",
+)
+
+
+def _captioned_grid(path: Path, caption: Sequence[str]) -> None:
+    """A ruled grid of three rows, ``caption`` under it (10 pt on a 12 pt leading) and right under
+    that, at the same size and leading, a paragraph of PROSE flush with the caption's left edge."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Times-Roman", 10)
+    xs, top = (60.0, 200.0, 300.0, 400.0), 700.0
+    rows = [("Plot", "2022", "2023"), ("North", "4.1", "4.4"), ("South", "3.8", "4.0")]
+    for k, row in enumerate(rows):
+        for x, text in zip(xs, row, strict=False):
+            c.drawString(x + 4, top - (k + 1) * 16 + 5, text)
+    for k in range(len(rows) + 1):
+        c.line(xs[0], top - k * 16, xs[-1], top - k * 16)
+    for x in xs:
+        c.line(x, top, x, top - len(rows) * 16)
+    y = top - len(rows) * 16 - 14
+    for line in (*caption, *PROSE):
+        c.drawString(60, y, line)
+        y -= 12
+    c.save()
+
+
+def _title_and_prose(path: Path) -> tuple[str | None, str]:
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    [table] = [b.table for b in doc.blocks if b.table is not None]
+    return table.title, " ".join(" ".join(b.text for b in doc.blocks if b.table is None).split())
+
+
+def test_a_caption_ends_at_its_short_last_line_before_prose(tmp_path: Path) -> None:
+    """The caption's one line stops far short of the paragraph's measure, and the paragraph
+    follows at the caption's own size and leading: on main the caption took the next two lines
+    of prose into the table's title (and out of the text)."""
+    path = tmp_path / "caption.pdf"
+    _captioned_grid(path, ["Table 2: Grain yield by plot, tonnes per hectare."])
+    title, prose = _title_and_prose(path)
+    assert title == "Table 2: Grain yield by plot, tonnes per hectare."
+    assert " ".join(PROSE) in prose
+
+
+def test_a_caption_wrapped_over_two_lines_stays_whole_and_ends_there(tmp_path: Path) -> None:
+    """A caption filling its first line to the measure goes on on the next: both lines are the
+    title; the paragraph after its short last line is prose (on main its first line joined the
+    title too)."""
+    path = tmp_path / "caption2.pdf"
+    first = "Table 2: Grain yield by plot, tonnes per hectare, in the two seasons after the change of"
+    _captioned_grid(path, [first, "the drainage, measured as in Table 1."])
+    title, prose = _title_and_prose(path)
+    assert title == f"{first} the drainage, measured as in Table 1."
+    assert " ".join(PROSE) in prose
