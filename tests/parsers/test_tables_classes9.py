@@ -230,3 +230,42 @@ def test_a_caption_wrapped_over_two_lines_stays_whole_and_ends_there(tmp_path: P
     title, prose = _title_and_prose(path)
     assert title == f"{first} the drainage, measured as in Table 1."
     assert " ".join(PROSE) in prose
+
+
+STUB_ROWS = [(r[0], r[2], r[3], r[5]) for r in ITEMS[:3]]
+
+
+def _stub_grid(path: Path, below: float, rows: Sequence[Sequence[str]] = STUB_ROWS) -> None:
+    """A grid ruled round its first three rows and down its sides, its inner column rules running
+    ``below`` points past its bottom rule; ``rows`` past the third are printed in that band."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    xs, top, pitch = (80.0, 200.0, 280.0, 360.0, 440.0), 700.0, 14.0  # rules; cells between
+    for k, row in enumerate(rows):
+        for x, text in zip(xs, row, strict=False):
+            c.drawString(x + 4, top - (k + 1) * pitch + 4, text)
+    bottom = top - 3 * pitch
+    for k in range(4):
+        c.line(xs[0], top - k * pitch, xs[-1], top - k * pitch)
+    for x in (xs[0], xs[-1]):
+        c.line(x, top, x, bottom)
+    for x in xs[1:-1]:
+        c.line(x, top, x, bottom - below)
+    c.save()
+
+
+def test_column_rules_drawn_long_under_a_closed_grid_add_no_empty_row(tmp_path: Path) -> None:
+    """The inner column rules run 9 pt past the bottom rule, nothing printed there: on main the
+    frame line implied at their ends closed an empty last row."""
+    path = tmp_path / "stubs.pdf"
+    _stub_grid(path, below=9.0)
+    assert _parse(path) == [STUB_ROWS]
+
+
+def test_guard_text_past_the_bottom_rule_is_still_a_row(tmp_path: Path) -> None:
+    """The same rules one row long past the bottom rule, a total printed there: the band is a
+    row (session 13's rows past the outermost row rule)."""
+    path = tmp_path / "stub-row.pdf"
+    rows = [*STUB_ROWS, ("Total", "", "", "75.00")]
+    _stub_grid(path, below=14.0, rows=rows)
+    assert _parse(path) == [rows]

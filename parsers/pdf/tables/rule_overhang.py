@@ -68,6 +68,29 @@ def overhang_lines(
     return out_v, out_h
 
 
+def empty_stub_ends(edges: Sequence[Char], chars: Sequence[Char], tolerance: float = 3.0) -> list[float]:
+    """Heights where every column rule crossing a table's outermost horizontal rule stops past it,
+    at one height, with no text between: stubs drawn long past a closed grid. A frame line
+    implied there (``rules.missing_frame_lines``: vertical rules sharing an end) would close an
+    empty last (or first) row that no rule draws."""
+    horizontal = join_segments([e for e in edges if e.get("orientation") == "h"], *_H, tolerance)
+    vertical = join_segments([e for e in edges if e.get("orientation") == "v"], *_V, tolerance)
+    out: list[float] = []
+    for outer, end, rules, _pitch in _open_ends(horizontal, vertical, tolerance):
+        ends = [float(v[end]) for v in rules]
+        if max(ends) - min(ends) > tolerance:
+            continue
+        y, at = (min(ends), float(outer["top"])) if end == "top" else (max(ends), float(outer["top"]))
+        lo, hi = min(y, at), max(y, at)
+        x0, x1 = float(outer["x0"]), float(outer["x1"])
+        if not any(
+            str(c.get("text", "")).strip() and x0 < float(c["x0"]) < x1 and lo - 1 < float(c["top"]) < hi
+            for c in chars
+        ):
+            out.append(y)
+    return out
+
+
 def _cuts_word(chars: Sequence[Char], lo: float, hi: float, x: float) -> bool:
     """Whether ``x`` falls inside a word on a line between ``lo`` and ``hi``: between two
     characters of the line, left and right of ``x``, with no space or gap of a quarter font size
