@@ -95,6 +95,8 @@ SHA256 = {
     "recalibrating-risk-report.pdf": "076d8d243312e0b03a0fe2191e924c37fe159dd01d6b6ce3a3b2b7c642c36245",
     "free_fiber.pdf": "a3701f395925c3797845d469365c2764a717453baee53c6df07a3cf20267bfa2",
     "AmazonWebServices.pdf": "2e21d50f59a97b8c3778b238d14c9d7d15f74b8d021f819f1d2ede1f5412f81b",
+    "demo-table-shading-highlight.pdf": "42fe5cae2bea1d2fc907f296c1851d1ca1cfb71931c7efcabaae2db92625b70a",
+    "demo-table-align-borders.pdf": "5b5fd5b8bb115704a23d9614912d47ed9291b2c61fe7ce1810b5e47cb752def5",
 }
 
 
