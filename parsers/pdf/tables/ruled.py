@@ -49,7 +49,7 @@ from parsers.pdf.tables.page_table import continues as continues
 from parsers.pdf.tables.page_table import merge_continuation as merge_continuation
 from parsers.pdf.tables.page_table import titled as titled
 from parsers.pdf.tables.rule_ends import interrupted_lines
-from parsers.pdf.tables.rule_overhang import empty_stub_ends, overhang_lines
+from parsers.pdf.tables.rule_overhang import overhangs
 from parsers.pdf.tables.ruled_bands import banded_records
 from parsers.pdf.tables.ruled_grid import (
     GridCell,
@@ -332,8 +332,7 @@ def find_tables(page: Any) -> list[PageTable]:
         ]
         # column rules running on past the outermost horizontal rule: a header or last row, or
         # stubs with nothing between (no frame line there)
-        over_v, over_h = overhang_lines([*edges, *dashed_v, *dashed_h], page.chars)
-        stubs = empty_stub_ends([*edges, *dashed_v, *dashed_h], page.chars)
+        over_v, over_h, stubs = overhangs([*edges, *dashed_v, *dashed_h], page.chars)
         horizontals = [h for h in horizontals if not any(abs(float(h["top"]) - y) <= 1.0 for y in stubs)]
         verticals, horizontals = [*verticals, *over_v], [*horizontals, *over_h]
     settings = {
