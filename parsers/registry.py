@@ -48,7 +48,8 @@ PARSER_VERSIONS: dict[str, int] = {
     # 8: session 14's (a note or total line under an unruled table in a layout of its own is no
     # row, a block opening on its header takes no lines from farther up than a line gap, a lone
     # private-use glyph is a list marker, a caption below a table ends at its short last line,
-    # column rules drawn long past a closed grid with nothing between close no empty row)
+    # column rules drawn long past a closed grid with nothing between close no empty row, a word
+    # set flush against a word of a line joins that line)
     "pdf": 8,
     "records": 1,
     "code": 1,

@@ -269,3 +269,30 @@ def test_guard_text_past_the_bottom_rule_is_still_a_row(tmp_path: Path) -> None:
     rows = [*STUB_ROWS, ("Total", "", "", "75.00")]
     _stub_grid(path, below=14.0, rows=rows)
     assert _parse(path) == [rows]
+
+
+def test_a_unit_set_a_little_low_against_its_label_stays_in_its_cell(tmp_path: Path) -> None:
+    """A small figure table in a narrow left column, prose in the right column on lines that start
+    4.6 pt higher than the table's rows; each row label ends in a unit "(%)" set flush against it
+    0.7 pt lower, in another face (a word of its own). Lines were grouped by the line's first word
+    only, the prose word: on main a unit missed it by hundredths of a point and was lost."""
+    path = tmp_path / "unit.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 10)
+    rows = [("Index", "1M", "2M", "3M"), ("Absolute", "7.18", "32.88", "80.86")]
+    rows += [("Relative", "8.10", "25.93", "78.39"), ("Excess", "1.02", "6.95", "2.47")]
+    for k, row in enumerate(rows):
+        y = 700 - 13 * k
+        c.drawString(30, y, row[0])
+        if k:  # the unit in a face of its own (a Latin face beside a CJK label's, say)
+            c.setFont("Times-Roman", 10)
+            c.drawString(30 + stringWidth(row[0], "Helvetica", 10), y - 0.7, "(%)")
+            c.setFont("Helvetica", 10)
+        for x, text in zip((120, 150, 180), row[1:], strict=True):
+            c.drawRightString(x + 15, y, text)
+    words = " ".join(PROSE).split(" ")
+    for k in range(-4, 10):  # the prose column, its lines 4.6 pt higher than the table's rows
+        c.drawString(215, 700 - 13 * k + 4.6, " ".join(words[(3 * k) % 20 : (3 * k) % 20 + 13]))
+    c.save()
+    tables = _parse(path)
+    assert tables and [r[0] for r in tables[0]] == ["Index", "Absolute(%)", "Relative(%)", "Excess(%)"]
