@@ -14,6 +14,7 @@ from reportlab.pdfgen import canvas
 
 from parsers.options import ParseOptions
 from parsers.pdf import parser as pdf
+from parsers.pdf.tables.unruled import Line, Word, extend_up, split_chunks
 from parsers.pdf.tables.unruled_guards import rejection
 from parsers.source import SourceFile
 
@@ -296,3 +297,20 @@ def test_a_unit_set_a_little_low_against_its_label_stays_in_its_cell(tmp_path: P
     c.save()
     tables = _parse(path)
     assert tables and [r[0] for r in tables[0]] == ["Index", "Absolute(%)", "Relative(%)", "Excess(%)"]
+
+
+def _line(top: float, cells: Sequence[tuple[float, str]], size: float = 8.0, height: float = 8.0) -> Line:
+    words = [Word(text=t, x0=x, top=top, x1=x + 6 * len(t), bottom=top + height, size=size) for x, t in cells]
+    return split_chunks(words)
+
+
+def test_a_chart_s_stacked_axis_glyphs_stop_the_header_search() -> None:
+    """Above a table's block, under a chart: a legend line of two labels, then the chart's y-axis
+    labels come as words several lines tall (glyphs stacked over one another). Those end the
+    search for header lines; on main the legend and the axis glyphs became header rows."""
+    block = [_line(400 + 12 * k, [(30, name), (110, "7.18"), (150, "32.88")]) for k, name in enumerate("ABC")]
+    axis = _line(362, [(30, "2223"), (36, "4680"), (42, "%%%%")], size=7.0, height=27.0)
+    legend = _line(340, [(60, "Firm"), (130, "Index")])
+    assert extend_up(block, [legend, axis], [100.0, 140.0]) == block
+    near = _line(380, [(60, "Firm"), (130, "Index")])
+    assert extend_up(block, [near], [100.0, 140.0])[0] is near  # guard: a header line is taken

@@ -206,7 +206,8 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
     (no figures) up to ``HEADER_GAP`` line heights above (a header set apart by a rule), a label
     over the data columns ("Combined" above "weighted school"), and the short label-only lines
     between such a header and the block (a section label under the header). A caption, a larger
-    heading or a paragraph line stops the search; a label-only line with no header above it stays
+    heading, a paragraph line or a line holding a word several lines tall (a chart's axis labels
+    stacked glyph over glyph) stops the search; a label-only line with no header above it stays
     out (a heading right above a table is not a row)."""
     size = sorted(ln.size for ln in block)[len(block) // 2]
     top, commit = block[0].top, 0
@@ -219,7 +220,8 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
             break
         text = line.chunks[0].text
         caption = TABLE_OR_FIGURE_LABEL.match(text) or _CAPTION_START.match(text)
-        if caption or line.size > 1.15 * size:
+        stacked = any(w.height > 1.5 * max(w.size, 1.0) for w in line.words)  # a chart's glyph columns
+        if caption or line.size > 1.15 * size or stacked:
             break
         if len(line.chunks) >= 2:
             if any(is_figure(c.text) or len(c.words) > 6 for c in line.chunks):

@@ -87,14 +87,17 @@ def group_lines(words: Iterable[Word]) -> list[list[Word]]:
     return [sorted(line, key=lambda w: w.x0) for line in lines if line]
 
 
-def _overlap(a: Word, b: Word) -> bool:
-    """``a`` and ``b`` overlap vertically by over half the smaller height."""
-    return min(a.bottom, b.bottom) - max(a.top, b.top) > 0.5 * min(a.height, b.height)
+def _overlap(a: Word, b: Word, share: float = 0.5) -> bool:
+    """``a`` and ``b`` overlap vertically by over ``share`` of the smaller height."""
+    return min(a.bottom, b.bottom) - max(a.top, b.top) > share * min(a.height, b.height)
 
 
 def _flush(a: Word, b: Word) -> bool:
-    """``b`` is set against the end of ``a`` (within half a point, no space) on its line."""
-    return abs(b.x0 - a.x1) <= 0.5 and _overlap(a, b)
+    """``b`` is set against the end of ``a`` (within half a point, no space) on its line: nearly
+    level with it, both one line tall (a chart's axis labels stacked glyph over glyph come as
+    words several lines tall, side by side)."""
+    one_line = all(w.height <= 1.5 * max(w.size, 1.0) for w in (a, b))
+    return one_line and abs(b.x0 - a.x1) <= 0.5 and _overlap(a, b, 0.8)
 
 
 def _attach_scripts(lines: list[list[Word]], reach: int = 3) -> None:
