@@ -45,16 +45,17 @@ def overhang_lines(
 
 def overhangs(
     edges: Sequence[Char], chars: Sequence[Char], tolerance: float = 3.0
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[float]]:
-    """``overhang_lines``' (vertical, horizontal) lines, and the heights where the column rules
-    stop past the outermost rule with no text between: stubs drawn long past a closed grid. A
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[float, float, float]]]:
+    """``overhang_lines``' (vertical, horizontal) lines, and where the column rules stop past the
+    outermost rule with no text between, (height, x0, x1 of that rule): stubs drawn long past a
+    closed grid. A
     frame line implied there (``rules.missing_frame_lines``: vertical rules sharing an end) would
     close an empty last (or first) row that no rule draws."""
     horizontal = join_segments([e for e in edges if e.get("orientation") == "h"], *_H, tolerance)
     vertical = join_segments([e for e in edges if e.get("orientation") == "v"], *_V, tolerance)
     out_v: list[dict[str, Any]] = []
     out_h: list[dict[str, Any]] = []
-    stubs: list[float] = []
+    stubs: list[tuple[float, float, float]] = []
     for outer, end, rules, pitch in _open_ends(horizontal, vertical, tolerance):
         ends = [float(v[end]) for v in rules]
         y = min(ends) if end == "top" else max(ends)
@@ -68,7 +69,7 @@ def overhangs(
             if str(c.get("text", "")).strip() and x0 < float(c["x0"]) < x1 and lo - 1 < float(c["top"]) < hi
         ]
         if not band:
-            stubs.append(y)  # stubs past a closed grid
+            stubs.append((y, x0, x1))  # stubs past a closed grid
             continue
         if _drawn(horizontal, *_H, y, x0, x1, tolerance):
             continue

@@ -26,7 +26,7 @@ Rotated tables (characters drawn with a 90/180/270 degree matrix) are turned upr
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -333,7 +333,7 @@ def find_tables(page: Any) -> list[PageTable]:
         # column rules running on past the outermost horizontal rule: a header or last row, or
         # stubs with nothing between (no frame line there)
         over_v, over_h, stubs = overhangs([*edges, *dashed_v, *dashed_h], page.chars)
-        horizontals = [h for h in horizontals if not any(abs(float(h["top"]) - y) <= 1.0 for y in stubs)]
+        horizontals = [h for h in horizontals if not any(_at_stubs(h, stub) for stub in stubs)]
         verticals, horizontals = [*verticals, *over_v], [*horizontals, *over_h]
     settings = {
         **_SETTINGS,
@@ -383,6 +383,12 @@ def find_tables(page: Any) -> list[PageTable]:
             box = caption_box(page.chars, (x0, top, x1, bottom))
             boxes.extend([box] if box is not None else [])
     return _titled_by_captions(out, page.chars, boxes)
+
+
+def _at_stubs(line: Mapping[str, Any], stub: tuple[float, float, float]) -> bool:
+    """An implied line at the height where a grid's column rules stop, across that grid."""
+    y, x0, x1 = stub
+    return abs(float(line["top"]) - y) <= 1.0 and float(line["x0"]) < x1 and float(line["x1"]) > x0
 
 
 def _one_column(cells: Sequence[BBox], tol: float = 2.0) -> bool:
