@@ -2,7 +2,7 @@
 
     PYTHONPATH=. .venv/bin/python bench/table_adjacency.py [--systems docmill,camelot,...]
         [--half held|fit|all] [--json OUT] [--show-cases]
-        [--set dev|real|real-s9|real-s10|real-s11|real-s12|real-s12b|both]
+        [--set dev|real|real-s9|real-s10|real-s11|real-s12|real-s12b|real-s13|both]
 
 Relations (Göbel et al., ICDAR 2013 table competition): for each non-empty cell, the nearest
 non-empty cell to its right in the same row and the nearest non-empty cell below it in the same
@@ -214,7 +214,7 @@ def real_cases(root: Path = REAL, without: Sequence[str] = ()) -> list[Case]:
     pages; PDFs from eval/pdf-real/fetch.py): ruled and partly ruled tables count as ruled, the
     rest as unruled; its pages without a table count as table-free pages. ``without`` leaves out
     the cases marked ``"added": <one of them>`` (``("session 10", "session 11", "session 12",
-    "session 12b", "session 13")``: the set as it was up to session 9)."""
+    "session 12b", "session 13", "session 14")``: the set as it was up to session 9)."""
     data = json.loads((root / "expected.json").read_text())
     data["cases"] = [c for c in data["cases"] if c.get("added") not in without]
     return [
@@ -483,11 +483,12 @@ def report(results: dict[str, dict[str, Any]], halves: Sequence[str]) -> str:
 
 
 REAL_WITHOUT = {
-    "real-s9": ("session 10", "session 11", "session 12", "session 12b", "session 13"),
-    "real-s10": ("session 11", "session 12", "session 12b", "session 13"),
-    "real-s11": ("session 12", "session 12b", "session 13"),
-    "real-s12": ("session 12b", "session 13"),
-    "real-s12b": ("session 13",),
+    "real-s9": ("session 10", "session 11", "session 12", "session 12b", "session 13", "session 14"),
+    "real-s10": ("session 11", "session 12", "session 12b", "session 13", "session 14"),
+    "real-s11": ("session 12", "session 12b", "session 13", "session 14"),
+    "real-s12": ("session 12b", "session 13", "session 14"),
+    "real-s12b": ("session 13", "session 14"),
+    "real-s13": ("session 14",),
 }
 
 
@@ -501,11 +502,11 @@ def main() -> None:
     ap.add_argument(
         "--set",
         default="dev",
-        choices=("dev", "real", "real-s9", "real-s10", "real-s11", "real-s12", "real-s12b", "both"),
+        choices=("dev", "real", *REAL_WITHOUT, "both"),
         help="dev: tabula + generated + table-free pages (as before); real: eval/pdf-real only; "
-        "real-s9 / real-s10 / real-s11 / real-s12 / real-s12b: eval/pdf-real as it was up to session 9 "
+        "real-s9 ... real-s13: eval/pdf-real as it was up to session 9 "
         "(64 pages) / 10 (74 pages) / 11 (89 pages) / 12's first round (92 pages) / 12's second round "
-        "(101 pages); both",
+        "(101 pages) / 13 (109 pages); both",
     )
     args = ap.parse_args()
     names = [n.strip() for n in args.systems.split(",") if n.strip()]

@@ -45,7 +45,14 @@ PARSER_VERSIONS: dict[str, int] = {
     # stacked in one ruled cell read again, captions cut at a gutter where size or baseline
     # changes, lines between gutter-cut lines cut too, header rows over a header rule kept by an
     # unruled frame, year labels no figures when a table's tail is trimmed)
-    "pdf": 8,
+    # 8: session 14's (a note or total line under an unruled table in a layout of its own is no
+    # row, a block opening on its header takes no lines from farther up than a line gap, a lone
+    # private-use glyph is a list marker, a caption below a table ends at its short last line,
+    # column rules drawn long past a closed grid with nothing between close no empty row, a word
+    # set flush against a word of a line joins that line)
+    # 9: session 14's too (a running title over one side of the spreads is furniture:
+    # parsers/pdf/text_layout.find_furniture)
+    "pdf": 9,
     "records": 1,
     "code": 1,
     "text": 1,

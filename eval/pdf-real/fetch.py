@@ -89,6 +89,14 @@ SHA256 = {
     "line-graph-extraction.pdf": "7681092b5a4a1a6b701925fa12d79b3ad0802fc3e6dfbf9f9b1ccdbbda37fece",
     "fdx-2003-page_67.pdf": "300bc31aee79c67c9aff34512de54d87541cf19ea4021be2e0d4da0a6e83b497",
     "fdx-2008-page_46.pdf": "5c800f3ea42703c520a7cdd136c5d37175ccd988aec816203bc828b9e47d5ce5",
+    # added in session 14
+    "QualityHosting.pdf": "e33124038dfb87cc5a4d93320f8a482561a72a179413cae3c569c7513f0c3bed",
+    "saeco.pdf": "67f89ff5db4bc45d35d7e747d864348cc702c3c3993359756df1bc78a939ca70",
+    "recalibrating-risk-report.pdf": "076d8d243312e0b03a0fe2191e924c37fe159dd01d6b6ce3a3b2b7c642c36245",
+    "free_fiber.pdf": "a3701f395925c3797845d469365c2764a717453baee53c6df07a3cf20267bfa2",
+    "AmazonWebServices.pdf": "2e21d50f59a97b8c3778b238d14c9d7d15f74b8d021f819f1d2ede1f5412f81b",
+    "demo-table-shading-highlight.pdf": "42fe5cae2bea1d2fc907f296c1851d1ca1cfb71931c7efcabaae2db92625b70a",
+    "demo-table-align-borders.pdf": "5b5fd5b8bb115704a23d9614912d47ed9291b2c61fe7ce1810b5e47cb752def5",
 }
 
 

@@ -94,9 +94,23 @@ def _caption_below(lines: Sequence[TextLine], box: BBox, others: Sequence[BBox])
             break
         elif TABLE_CAPTION.match(line.text):
             break  # another caption starts
+        elif _ended(lines[group[-1]], line):
+            break  # the caption's last line stopped short: a paragraph follows
         group.append(i)
         edge = line.bbox[3]
     return group
+
+
+def _ended(line: TextLine, after: TextLine) -> bool:
+    """``line`` ends its paragraph before ``after``: both flush left, and ``line`` stops short of
+    ``after``'s right edge by more than ``after``'s first word would take (with a space), so that
+    word would have fitted on it: a short last line (a caption's) followed by the next paragraph
+    at the same size and leading. (Words are measured by the line's mean character width.)"""
+    words = after.text.split()
+    if not words or abs(line.bbox[0] - after.bbox[0]) > 0.5 * after.size:
+        return False
+    char = (after.bbox[2] - after.bbox[0]) / max(len(after.text), 1)
+    return after.bbox[2] - line.bbox[2] > (len(words[0]) + 1) * char + 0.5 * after.size
 
 
 def _caption_of(lines: Sequence[TextLine], group: Sequence[int]) -> Caption:

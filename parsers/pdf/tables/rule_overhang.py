@@ -39,33 +39,49 @@ def overhang_lines(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(vertical, horizontal) lines closing the rows that column rules run on past a table's
     outermost horizontal rule."""
+    out_v, out_h, _stubs = overhangs(edges, chars, tolerance)
+    return out_v, out_h
+
+
+def overhangs(
+    edges: Sequence[Char], chars: Sequence[Char], tolerance: float = 3.0
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[float, float, float]]]:
+    """``overhang_lines``' (vertical, horizontal) lines, and where the column rules stop past the
+    outermost rule with no text between, (height, x0, x1 of that rule): stubs drawn long past a
+    closed grid. A
+    frame line implied there (``rules.missing_frame_lines``: vertical rules sharing an end) would
+    close an empty last (or first) row that no rule draws."""
     horizontal = join_segments([e for e in edges if e.get("orientation") == "h"], *_H, tolerance)
     vertical = join_segments([e for e in edges if e.get("orientation") == "v"], *_V, tolerance)
     out_v: list[dict[str, Any]] = []
     out_h: list[dict[str, Any]] = []
+    stubs: list[tuple[float, float, float]] = []
     for outer, end, rules, pitch in _open_ends(horizontal, vertical, tolerance):
         ends = [float(v[end]) for v in rules]
         y = min(ends) if end == "top" else max(ends)
         if max(ends) - min(ends) > tolerance:
             continue  # the column rules stop at different heights: no row of the table
         x0, x1, at = float(outer["x0"]), float(outer["x1"]), float(outer["top"])
-        if _drawn(horizontal, *_H, y, x0, x1, tolerance):
-            continue
         lo, hi = (y, at) if end == "top" else (at, y)
         band = [
             c
             for c in chars
             if str(c.get("text", "")).strip() and x0 < float(c["x0"]) < x1 and lo - 1 < float(c["top"]) < hi
         ]
-        if not band or (hi - lo > MAX_PITCHES * pitch and not _filled(band, lo, hi)):
-            continue  # no text past the rule, or far more room than a row and not filled by one
+        if not band:
+            stubs.append((y, x0, x1))  # stubs past a closed grid
+            continue
+        if _drawn(horizontal, *_H, y, x0, x1, tolerance):
+            continue
+        if hi - lo > MAX_PITCHES * pitch and not _filled(band, lo, hi):
+            continue  # far more room than a row and not filled by one
         if any(_cuts_word(chars, lo, hi, float(v["x0"])) for v in rules):
             continue  # a line through words is no column rule (a diagram's connector)
         out_h.append(_line(x0, x1, y, y))
         for x in (x0, x1):
             if _covered(vertical, *_V, x, lo, hi, tolerance) < 0.5:
                 out_v.append(_line(x, x, lo, hi))
-    return out_v, out_h
+    return out_v, out_h, stubs
 
 
 def _cuts_word(chars: Sequence[Char], lo: float, hi: float, x: float) -> bool:

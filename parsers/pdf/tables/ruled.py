@@ -26,7 +26,7 @@ Rotated tables (characters drawn with a 90/180/270 degree matrix) are turned upr
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -49,7 +49,7 @@ from parsers.pdf.tables.page_table import continues as continues
 from parsers.pdf.tables.page_table import merge_continuation as merge_continuation
 from parsers.pdf.tables.page_table import titled as titled
 from parsers.pdf.tables.rule_ends import interrupted_lines
-from parsers.pdf.tables.rule_overhang import overhang_lines
+from parsers.pdf.tables.rule_overhang import overhangs
 from parsers.pdf.tables.ruled_bands import banded_records
 from parsers.pdf.tables.ruled_grid import (
     GridCell,
@@ -330,8 +330,10 @@ def find_tables(page: Any) -> list[PageTable]:
             *horizontals,
             *interrupted_lines([*edges, *dashed_v, *dashed_h, *verticals], page.chars),
         ]
-        # column rules running on past the outermost horizontal rule: a header or last row
-        over_v, over_h = overhang_lines([*edges, *dashed_v, *dashed_h], page.chars)
+        # column rules running on past the outermost horizontal rule: a header or last row, or
+        # stubs with nothing between (no frame line there)
+        over_v, over_h, stubs = overhangs([*edges, *dashed_v, *dashed_h], page.chars)
+        horizontals = [h for h in horizontals if not any(_at_stubs(h, stub) for stub in stubs)]
         verticals, horizontals = [*verticals, *over_v], [*horizontals, *over_h]
     settings = {
         **_SETTINGS,
@@ -381,6 +383,12 @@ def find_tables(page: Any) -> list[PageTable]:
             box = caption_box(page.chars, (x0, top, x1, bottom))
             boxes.extend([box] if box is not None else [])
     return _titled_by_captions(out, page.chars, boxes)
+
+
+def _at_stubs(line: Mapping[str, Any], stub: tuple[float, float, float]) -> bool:
+    """An implied line at the height where a grid's column rules stop, across that grid."""
+    y, x0, x1 = stub
+    return abs(float(line["top"]) - y) <= 1.0 and float(line["x0"]) < x1 and float(line["x1"]) > x0
 
 
 def _one_column(cells: Sequence[BBox], tol: float = 2.0) -> bool:

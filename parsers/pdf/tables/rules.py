@@ -7,6 +7,7 @@ into one rule. Pure functions over pdfplumber edge dicts.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -161,12 +162,18 @@ def join_segments(
     """Collinear segments (same ``at_key`` within ``tolerance``) that touch, overlap or are at most
     ``gap`` apart (default ``tolerance``), joined; ``"n"`` counts the segments of each."""
     gap = tolerance if gap is None else gap
+    order = sorted(range(len(edges)), key=lambda i: float(edges[i][at_key]))
+    ats = [float(edges[i][at_key]) for i in order]  # sorted, for the edges near each cluster
     out: list[dict[str, Any]] = []
-    for at in cluster([float(e[at_key]) for e in edges], tolerance):
+    for at in cluster(ats, tolerance):
+        reach = tolerance + 1e-6  # bisect a little wide, then the exact test
+        near = [
+            i
+            for i in order[bisect_left(ats, at - reach) : bisect_right(ats, at + reach)]
+            if abs(float(edges[i][at_key]) - at) <= tolerance
+        ]
         run: dict[str, Any] | None = None
-        for e in sorted(
-            (e for e in edges if abs(float(e[at_key]) - at) <= tolerance), key=lambda e: float(e[lo_key])
-        ):
+        for e in (edges[i] for i in sorted(near, key=lambda i: (float(edges[i][lo_key]), i))):
             if run is not None and float(e[lo_key]) <= run[hi_key] + gap:
                 run[hi_key] = max(run[hi_key], float(e[hi_key]))
                 run["n"] += 1

@@ -35,6 +35,7 @@ from parsers.pdf.tables.unruled_cells import (
     Line,
     Word,
     cell_text,
+    first_data_line,
     group_lines,
     header_count,
     labels_on_the_right,
@@ -170,6 +171,22 @@ def _trim(block: list[Line]) -> list[Line]:
     return block
 
 
+def apart_tail(block: list[Line]) -> list[Line]:
+    """``block`` without its last line when that line stands apart from the rows above (a white
+    gap over twice their median line gap) and its cells run across two or more of the column
+    gaps the rows above leave open: a note or a total line in a layout of its own under the table
+    ("Prijzen zijn inclusief BTW ... Factuur totaal EUR 49,99" under an invoice's item rows), which
+    would otherwise close those gaps and merge the columns."""
+    rest, last = block[:-1], block[-1]
+    if sum(len(ln.chunks) >= 2 for ln in rest) < MIN_MULTI_LINES:
+        return block
+    gap = last.top - rest[-1].bottom
+    if gap <= max(2 * _line_gap(rest), 0.5 * last.size):
+        return block
+    crossed = [s for s in column_separators(rest) if any(c.x0 < s < c.x1 for c in last.chunks)]
+    return rest if len(crossed) >= 2 else block
+
+
 def _line_gap(block: Sequence[Line]) -> float:
     """The median white space between consecutive lines of ``block`` (0 for one line)."""
     gaps = sorted(b.top - a.bottom for a, b in zip(block, block[1:], strict=False))
@@ -189,17 +206,22 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
     (no figures) up to ``HEADER_GAP`` line heights above (a header set apart by a rule), a label
     over the data columns ("Combined" above "weighted school"), and the short label-only lines
     between such a header and the block (a section label under the header). A caption, a larger
-    heading or a paragraph line stops the search; a label-only line with no header above it stays
+    heading, a paragraph line or a line holding a word several lines tall (a chart's axis labels
+    stacked glyph over glyph) stops the search; a label-only line with no header above it stays
     out (a heading right above a table is not a row)."""
     size = sorted(ln.size for ln in block)[len(block) // 2]
     top, commit = block[0].top, 0
+    # a block opening on a line of labels over its figures has its header: farther up than a
+    # line gap stands something else (the row of another table over the same rule)
+    reach = MAX_LINE_GAP if _headed(block) else HEADER_GAP
     collected: list[Line] = []
     for line in reversed(above):
-        if top - line.bottom > HEADER_GAP * size or len(collected) >= 4:
+        if top - line.bottom > reach * size or len(collected) >= 4:
             break
         text = line.chunks[0].text
         caption = TABLE_OR_FIGURE_LABEL.match(text) or _CAPTION_START.match(text)
-        if caption or line.size > 1.15 * size:
+        stacked = any(w.height > 1.5 * max(w.size, 1.0) for w in line.words)  # a chart's glyph columns
+        if caption or line.size > 1.15 * size or stacked:
             break
         if len(line.chunks) >= 2:
             if any(is_figure(c.text) or len(c.words) > 6 for c in line.chunks):
@@ -215,6 +237,17 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
             break
         top = line.top
     return [*reversed(collected[:commit]), *block]
+
+
+def _headed(block: Sequence[Line]) -> bool:
+    """``block`` opens on a line of two labels or more (no figure) above a line of figures."""
+    head = first_data_line(block)
+    return (
+        0 < head < len(block)
+        and len(block[0].chunks) >= 2
+        and not any(is_figure(c.text) for c in block[0].chunks)
+        and any(is_figure(c.text) for c in block[head].chunks[1:])
+    )
 
 
 def table_from_block(
@@ -312,7 +345,7 @@ def find_tables(
     for lane in lanes(lines, width):
         in_lane = sorted(lane, key=lambda ln: ln.top)
         start = 0  # lines above a block and below the previous one may be its header
-        for block in blocks(in_lane):
+        for block in map(apart_tail, blocks(in_lane)):
             first = next(i for i, ln in enumerate(in_lane) if ln is block[0])
             cut = side_cut(block, column_separators(block), rules)
             if cut is None:

@@ -66,20 +66,38 @@ class Line:
 
 
 def group_lines(words: Iterable[Word]) -> list[list[Word]]:
-    """Words into lines (vertical overlap over half the smaller height), each left to right; then
-    a smaller word set high or low against the end of a word ("1.778" + "***", "G.+BM25" +
-    "(1)") moves to that word's line, whichever line it was grouped with first."""
+    """Words into lines (vertical overlap over half the smaller height with the line's first
+    word, or with a word it is set flush against: a unit "(%)" set 0.7 pt lower than its label,
+    on a line a prose column beside started higher), each left to right; then a smaller word set
+    high or low against the end of a word ("1.778" + "***", "G.+BM25" + "(1)") moves to that
+    word's line, whichever line it was grouped with first."""
     lines: list[list[Word]] = []
     for word in sorted(words, key=lambda w: (w.top, w.x0)):
         for line in reversed(lines[-4:]):
-            ref = line[0]
-            if min(ref.bottom, word.bottom) - max(ref.top, word.top) > 0.5 * min(ref.height, word.height):
+            if _overlap(line[0], word):
                 line.append(word)
                 break
         else:
-            lines.append([word])
+            home = next((ln for ln in reversed(lines[-4:]) if any(_flush(w, word) for w in ln)), None)
+            if home is not None:
+                home.append(word)
+            else:
+                lines.append([word])
     _attach_scripts(lines)
     return [sorted(line, key=lambda w: w.x0) for line in lines if line]
+
+
+def _overlap(a: Word, b: Word, share: float = 0.5) -> bool:
+    """``a`` and ``b`` overlap vertically by over ``share`` of the smaller height."""
+    return min(a.bottom, b.bottom) - max(a.top, b.top) > share * min(a.height, b.height)
+
+
+def _flush(a: Word, b: Word) -> bool:
+    """``b`` is set against the end of ``a`` (within half a point, no space) on its line: nearly
+    level with it, both one line tall (a chart's axis labels stacked glyph over glyph come as
+    words several lines tall, side by side)."""
+    one_line = all(w.height <= 1.5 * max(w.size, 1.0) for w in (a, b))
+    return one_line and abs(b.x0 - a.x1) <= 0.5 and _overlap(a, b, 0.8)
 
 
 def _attach_scripts(lines: list[list[Word]], reach: int = 3) -> None:

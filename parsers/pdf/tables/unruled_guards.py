@@ -17,7 +17,9 @@ _NUMBER = re.compile(
 )
 _YEAR = re.compile(r"^(1[89]|20)\d\d$")
 _LEADERS = re.compile(r"(\.\s?){4,}|…{2,}|(_\s?){4,}")
-_MARKER = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|[ivxIVX]{1,4}[.)]|[•·▪◦‣●○■□\-–—*+>])$")
+# list markers: numbers, letters, bullets, and a lone glyph of Unicode's private use area (the
+# bullets and squares of symbol fonts, Wingdings or Symbol, as their text layers map them)
+_MARKER = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|[ivxIVX]{1,4}[.)]|[•·▪◦‣●○■□\-–—*+>\ue000-\uf8ff])$")
 _CODE = re.compile(r"[=;{}]|\(\)|^#|//|->|^def |^return\b|^import ")
 
 MAX_MEAN_WORDS = 4.0  # words per non-empty cell: a table's cells are short, prose columns are not
