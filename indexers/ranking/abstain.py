@@ -35,8 +35,9 @@ from indexers.lexical.tokenize import words
 
 # The calibration's version, stored with the scales: a build calibrated by an older one is
 # calibrated again by its next ingest (flows/settings.py).
-VERSION = 9  # 7: cosines with sentence windows (indexers/dense/windows.py); 8: not on code search
-# 9: Chinese pseudo-queries counted in words (calibrate._eligible_segments)
+VERSION = 10  # 7: cosines with sentence windows (indexers/dense/windows.py); 8: not on code search
+# 9: every corpus sampled by words (not kept); 10: a corpus of long Chinese sentences sampled by
+# words (calibrate.sample_pseudo_queries)
 DECISION = 0.5  # confidence below this abstains
 # A query with at most this many distinct terms is short: judged on the short scale when the build
 # has one (version 4).

@@ -48,7 +48,7 @@ from indexers.ranking.abstain import (
     best_coverage,
     lexical_evidence,
 )
-from indexers.ranking.calibrate import PseudoQuery, held_out_best, sample_pseudo_queries
+from indexers.ranking.calibrate import MIN_PSEUDO_QUERIES, PseudoQuery, held_out_best, sample_pseudo_queries
 from indexers.ranking.offtopic import CHINESE, ENGLISH, SHORT_CHINESE, SHORT_ENGLISH
 from parsers.scripts import HAN_FIRST, HAN_LAST, han_count
 
@@ -65,7 +65,6 @@ SHORT_OFFTOPIC_QUANTILE = 95.0
 # A corpus with at least this share of CJK characters is calibrated against Chinese off-topic
 # questions too.
 CJK_SHARE = 0.05
-MIN_PSEUDO_QUERIES = 30
 
 
 def cjk_share(texts: Sequence[str]) -> float:

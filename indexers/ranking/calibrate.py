@@ -32,8 +32,9 @@ from indexers.ranking.fusion import rrf
 METHOD = "ict-v2"
 # Bumped whenever what calibrate_fusion returns for a corpus may change; a build whose fusion has
 # another version is recalibrated by the next ingest.
-VERSION = 13  # 12: scores with sentence windows (indexers/dense/windows.py); 13: Chinese sentences
-# counted in words (tokenize.words), not with their Han-character field
+VERSION = 14  # 12: scores with sentence windows (indexers/dense/windows.py); 13: every corpus
+# sampled by words (main for a day, not kept); 14: a corpus of long Chinese sentences sampled by words
+# (sample_pseudo_queries)
 # BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
 RRF_K_GRID = (10.0, 60.0)
@@ -91,21 +92,43 @@ def _segments(text: str) -> list[str]:
     return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
 
 
-def _eligible_segments(text: str, tokenize: Callable[[str], list[str]]) -> list[str]:
+def _eligible_segments(text: str, length: Callable[[str], int]) -> list[str]:
     """Sentence-like pieces that read like a question could: written in language (function words)
-    rather than code, 3-40 words (tokenize.words: a Chinese sentence's characters are not counted
-    again as the Han-character field's terms, which had a 21-character sentence at the limit and
-    left a 70-page Chinese thesis 25 pseudo-queries, too few to calibrate: issue 21). Code lines
+    rather than code, 3-40 long by ``length`` (terms, or words: sample_pseudo_queries). Code lines
     repeat the identifiers of the rest of their function, so as pseudo-queries they would flatter
     BM25 far beyond how people ask."""
-    return [s for s in _segments(text) if _is_language(s) and 3 <= len(words(tokenize(s))) <= 40]
+    return [s for s in _segments(text) if _is_language(s) and 3 <= length(s) <= 40]
+
+
+# Fewer pseudo-queries than this and a calibration keeps its defaults (calibrate_fusion, and
+# abstain_fit's scales).
+MIN_PSEUDO_QUERIES = 30
 
 
 def sample_pseudo_queries(
     chunks: Sequence[Chunk], tokenize: Callable[[str], list[str]], n: int, seed: int = 0
 ) -> list[PseudoQuery]:
     """Up to ``n`` (chunk, held-out sentence) pairs; a chunk needs a sentence left over after one is
-    taken out, so the remainder still says something."""
+    taken out, so the remainder still says something. Sentences of 3-40 terms; where that leaves
+    fewer than MIN_PSEUDO_QUERIES, of 3-40 words (tokenize.words) instead: a Chinese sentence's
+    terms count each character again (the Han-character field), so a corpus of long Chinese
+    sentences (a 70-page thesis: 25 pseudo-queries) was left to the default scales, which let 9 of
+    10 everyday questions through (issue 21). Counting in words everywhere moved the other Chinese
+    corpora's samples to longer sentences and cost CMRC's off-topic abstaining 89 % -> 54 %, so
+    question-length sentences stay the first choice."""
+    picked = _sample(chunks, tokenize, n, seed, lambda text: len(tokenize(text)))
+    if len(picked) >= MIN_PSEUDO_QUERIES:
+        return picked
+    return _sample(chunks, tokenize, n, seed, lambda text: len(words(tokenize(text))))
+
+
+def _sample(
+    chunks: Sequence[Chunk],
+    tokenize: Callable[[str], list[str]],
+    n: int,
+    seed: int,
+    length: Callable[[str], int],
+) -> list[PseudoQuery]:
     rng = random.Random(seed)
     rows = list(range(len(chunks)))
     rng.shuffle(rows)
@@ -114,7 +137,7 @@ def sample_pseudo_queries(
         if len(picked) >= n:
             break
         chunk = chunks[row]
-        segments = _eligible_segments(chunk.text, tokenize)
+        segments = _eligible_segments(chunk.text, length)
         if len(segments) < 2:
             continue
         query = rng.choice(segments)
@@ -207,7 +230,7 @@ class ICTSettings:
     n: int = 200
     rrf_k: float = 60.0
     fetch_k: int = 100
-    min_queries: int = 30
+    min_queries: int = MIN_PSEUDO_QUERIES
     seed: int = 0
 
 

@@ -8,8 +8,12 @@ import numpy as np
 from chunkers.model import Chunk
 from indexers.lexical.bm25 import BM25Index
 from indexers.lexical.tokenize import Tokenizer
-from indexers.ranking.abstain_fit import MIN_PSEUDO_QUERIES
-from indexers.ranking.calibrate import calibrate_fusion, language_share, sample_pseudo_queries
+from indexers.ranking.calibrate import (
+    MIN_PSEUDO_QUERIES,
+    calibrate_fusion,
+    language_share,
+    sample_pseudo_queries,
+)
 
 TOKENIZE = Tokenizer()
 _LETTERS = "bcdfghjklmnprstvz"
@@ -44,24 +48,42 @@ def test_pseudo_queries_are_sentences_taken_out_of_their_chunk():
     assert sample_pseudo_queries(chunks, TOKENIZE, 50) == queries  # seeded: deterministic
 
 
-def test_chinese_sentences_of_thirty_to_forty_characters_are_pseudo_queries():
-    # a thesis's sentences: 30-40 characters each, counted as words (bigrams), not with the
-    # Han-character field that doubles them (which put every one of them over the 40-term limit)
-    rng = random.Random(3)
+def _chinese_chunks(lengths, n=40, seed=3):
+    """``n`` chunks of Chinese sentences of ``lengths`` characters (random characters around a
+    clause of function characters: language, not code)."""
+    rng = random.Random(seed)
     han = [chr(c) for c in range(0x4E00, 0x4E00 + 400)]
-    clauses = ["的发展对", "在推动了", "和企业的", "是一个与"]  # function characters: language, not code
+    clauses = ["的发展对", "在推动了", "和企业的", "是一个与"]
     chunks = []
-    for i in range(40):
-        sentences = [
-            "".join(rng.choices(han, k=14)) + rng.choice(clauses) + "".join(rng.choices(han, k=16)) + "。"
-            for _ in range(3)
-        ]
+    for i in range(n):
+        sentences = []
+        for length in lengths:
+            head = (length - 4) // 2
+            body = (
+                rng.choices(han, k=head) + list(rng.choice(clauses)) + rng.choices(han, k=length - 4 - head)
+            )
+            sentences.append("".join(body) + "。")
         text = "".join(sentences)
         chunks.append(Chunk(id=str(i), doc_id=str(i), path="t.pdf", kind="text", text=text, index_text=text))
+    return chunks
+
+
+def test_a_corpus_of_long_chinese_sentences_is_sampled_by_words():
+    # a thesis's sentences, 30-40 characters: each over 40 terms with the Han-character field
+    # (a character counted again), so none was a pseudo-query and the calibrations kept defaults
+    chunks = _chinese_chunks([30, 34, 38])
     assert all(len(TOKENIZE(s)) > 40 for s in chunks[0].text.split("。") if s)
     queries = sample_pseudo_queries(chunks, TOKENIZE, 50)
-    assert len(queries) >= MIN_PSEUDO_QUERIES  # enough to calibrate abstaining (none before)
+    assert len(queries) >= MIN_PSEUDO_QUERIES
     assert all(30 <= len(q.query) <= 40 and q.query in chunks[q.row].text for q in queries)
+
+
+def test_question_length_sentences_stay_the_first_choice():
+    # enough sentences of question length (12-16 characters): the long ones are not sampled
+    chunks = _chinese_chunks([12, 14, 16, 38], n=60)
+    queries = sample_pseudo_queries(chunks, TOKENIZE, 50)
+    assert len(queries) >= MIN_PSEUDO_QUERIES
+    assert all(len(q.query) <= 17 for q in queries)
 
 
 def test_noise_vectors_get_no_weight_against_a_working_bm25():
