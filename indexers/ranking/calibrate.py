@@ -33,7 +33,7 @@ METHOD = "ict-v2"
 # Bumped whenever what calibrate_fusion returns for a corpus may change; a build whose fusion has
 # another version is recalibrated by the next ingest.
 VERSION = 14  # 12: scores with sentence windows (indexers/dense/windows.py); 13: every corpus
-# sampled by words (main for a day, not kept); 14: a corpus of long Chinese sentences sampled by words
+# sampled by words (on main for an hour, not kept); 14: a corpus of long Chinese sentences sampled by words
 # (sample_pseudo_queries)
 # BM25 weight relative to a vector weight of 1; inf = BM25 only, 0 = vector only.
 WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0, math.inf)
