@@ -1,6 +1,7 @@
-"""File names of an index folder and of each build in it, defined once: the writer
-(flows.pipeline, flows.incremental, indexers.build.store) and every reader (docmill.index, docmill.graph,
-the benchmarks) take them from here, so a rename cannot leave one side behind.
+"""File names of an index folder and of each build in it, defined once: the writers
+(indexers.build.store, segments, segment_lines, passage_vectors, manifest; flows.incremental and
+flows.shards) and the readers (indexers.build.open and the modules it opens with, the benchmarks)
+take them from here, so a rename cannot leave one side behind.
 
     INDEX/CURRENT                       one line: the active build's folder name (os.replace'd)
     INDEX/LOCK                          flock'ed by a writer while it builds and publishes
