@@ -196,6 +196,10 @@ def _rows_order(segs: Sequence[Segment]) -> list[Segment]:
     return [s for row in rows for s in sorted(row, key=lambda s: s.x0)]
 
 
+# A line at least this many times the body text's size is in larger type (a heading's).
+LARGER_TYPE = 1.15
+
+
 def body_size(segments: Iterable[Segment]) -> float:
     """The font size carrying most characters: the body text size headings are compared with."""
     sizes: Counter[float] = Counter()
@@ -211,7 +215,7 @@ def is_heading(seg: Segment, body: float) -> bool:
         return False
     if seg.text.rstrip().endswith((".", ",", ";")) and len(words) > 3:
         return False
-    if body and seg.size >= body * 1.15:
+    if body and seg.size >= body * LARGER_TYPE:
         return True
     return seg.bold and len(words) <= 10 and (not body or seg.size >= body * 0.95)
 
@@ -282,34 +286,29 @@ def is_page_number(text: str) -> bool:
 # A line in the margin of this many pages of one side of the spreads at least (and of half of them)
 # is a running header or footer of that side.
 MIN_FACING_PAGES = 3
-LARGER_TYPE = 1.15  # a line over this many times the document's median size is in larger type
 
 
 def find_furniture(pages: Sequence[Sequence[Segment]], page_heights: Sequence[float]) -> set[str]:
     """Keys of lines repeated in the top or bottom 12 % of at least half of the pages (min. 2),
     or of at least half of the left-hand or of the right-hand pages (min. MIN_FACING_PAGES) and
-    never in larger type than the document's text (its median line): a book or thesis prints its
-    title over one side of each spread and the chapter's over the other, so its running title is
-    on half of the pages less the chapter openings, while a chapter's running head is also its
-    heading, set larger on the page that opens it, and stays.
+    never in larger type than the document's body text (body_size, LARGER_TYPE: as a heading): a
+    book or thesis prints its title over one side of each spread and the chapter's over the
+    other, so its running title is on half of the pages less the chapter openings, while a
+    chapter's running head is also its heading, set larger on the page that opens it, and stays.
 
     Only the margins are searched, so a repeated phrase in the body is never dropped.
     """
     if len(pages) < 2:
         return set()
-    seen: Counter[str] = Counter()
     sides: tuple[Counter[str], Counter[str]] = (Counter(), Counter())
-    sizes = sorted(s.size for segs in pages for s in segs)
-    body = sizes[(len(sizes) - 1) // 2] if sizes else 0.0
+    body = body_size(s for segs in pages for s in segs)
     large: set[str] = set()
     for number, (segs, height) in enumerate(zip(pages, page_heights, strict=True)):
         margin = [s for s in segs if _in_margin(s, height)]
-        keys = {furniture_key(s.text) for s in margin}
-        seen.update(keys)
-        sides[number % 2].update(keys)
-        large |= {furniture_key(s.text) for s in margin if s.size > LARGER_TYPE * body}
+        sides[number % 2].update({furniture_key(s.text) for s in margin})
+        large |= {furniture_key(s.text) for s in margin if s.size >= LARGER_TYPE * body}
     need = max(2, (len(pages) + 1) // 2)
-    found = {k for k, n in seen.items() if n >= need}
+    found = {k for k, n in (sides[0] + sides[1]).items() if n >= need}
     for side, count in zip(sides, (len(pages[0::2]), len(pages[1::2])), strict=True):
         side_need = max(MIN_FACING_PAGES, (count + 1) // 2)
         found |= {k for k, n in side.items() if n >= side_need and k not in large}
