@@ -75,6 +75,10 @@ def test_a_killed_shard_worker_gives_partial_answers_until_its_actor_is_back(bui
     remote = open_sharded(built["root"], embedder=embedder, client=client, timeout=30.0)
     full = remote.search("network backup", k=10, mode="bm25")
     address = _worker_of(remote, "01")
+    # the actors are placed one per worker, loosely: on a loaded machine the scheduler may have
+    # put another shard beside 01, and that one goes down with it
+    alive = [name for name in remote.names if _worker_of(remote, name) != address]
+    assert alive, "every shard on one worker: nothing could answer"
     with contextlib.suppress(Exception):  # the worker dies before it can answer
         client.run(os._exit, 1, workers=[address])
     answers, killed, deadline = [], time.monotonic(), time.monotonic() + 120
@@ -85,7 +89,7 @@ def test_a_killed_shard_worker_gives_partial_answers_until_its_actor_is_back(bui
         time.sleep(0.5)
     back = time.monotonic() - killed
     print(f"{sum(a.partial for a in answers)} partial answers, full again after {back:.1f} s")
-    assert answers[0].partial and answers[0].answered == ["00", "02"]
+    assert answers[0].partial and answers[0].answered == alive
     assert all(len(a) > 0 for a in answers)
     assert not answers[-1].partial and _ids(answers[-1]) == _ids(full)
     assert _worker_of(remote, "01") != address  # re-created on a live worker
