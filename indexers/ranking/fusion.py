@@ -139,29 +139,42 @@ def promote(
     return sorted(out, key=lambda f: (f.tier, -f.score, min(f.ranks.values()), f.row))
 
 
-def standard_scores(pairs: Sequence[tuple[int, float]]) -> dict[int, float]:
+def standard_scores(pairs: Sequence[tuple[int, float]], depth: int = 0) -> dict[int, float]:
     """One side's scores as standard scores over its own candidate list, shifted so its lowest
-    candidate scores 0 (a row the side did not list counts as that lowest: 0)."""
+    candidate scores 0 (a row the side did not list counts as that lowest: 0).
+
+    ``depth``: the side lists every row scoring above 0 (BM25: the rows holding a query term) and
+    was asked for this many. A shorter list is then all there is, and the rows it could not list
+    score 0: they are counted as that many zeros, so its few rows stand out as they do in the
+    corpus. Unpadded, a query term found in two chunks gave the second 0, what an unlisted row
+    gets, and the first a middling score (a lone match: 0, no spread), below the vector side's
+    first hits ("website uptime" over a monitoring tool's docs; docs/EVALUATION.md)."""
     if not pairs:
         return {}
     values = [float(score) for _, score in pairs]
-    mean = sum(values) / len(values)
-    spread = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5 or 1.0
-    low = min(values)
+    zeros = max(0, depth - len(values))
+    count = len(values) + zeros
+    mean = sum(values) / count
+    spread = ((sum((v - mean) ** 2 for v in values) + zeros * mean**2) / count) ** 0.5 or 1.0
+    low = 0.0 if zeros else min(values)
     return {row: (float(score) - low) / spread for row, score in pairs}
 
 
 def zscore(
-    results: Mapping[str, Sequence[tuple[int, float]]], weights: Mapping[str, float] | None = None
+    results: Mapping[str, Sequence[tuple[int, float]]],
+    weights: Mapping[str, float] | None = None,
+    complete: Mapping[str, int] | None = None,
 ) -> list[Fused]:
     """Convex combination of standard scores: score(d) = Σ_r w_r · z_r(d) / Σ_r w_r, z_r as in
     standard_scores. Each side counts by how far a candidate stands out in its own list, so a flat
     side (cosines 0.89-0.91 for everything) moves little while a side whose top hit stands clear
     (BM25 on a rare term) carries it (Bruch et al., "An Analysis of Fusion Functions for Hybrid
-    Retrieval", TOIS 2023: a normalised convex combination beats RRF). Ties as in rrf."""
-    weights = weights or {}
+    Retrieval", TOIS 2023: a normalised convex combination beats RRF). ``complete``: the sides
+    that list every row scoring above 0, with the depth they were asked for (standard_scores).
+    Ties as in rrf."""
+    weights, complete = weights or {}, complete or {}
     total = sum(float(weights.get(name, 1.0)) for name in results) or 1.0
-    sides = {name: standard_scores(pairs) for name, pairs in results.items()}
+    sides = {name: standard_scores(pairs, complete.get(name, 0)) for name, pairs in results.items()}
     by_row: dict[int, dict[str, int]] = {}
     for name, pairs in results.items():
         for rank, (row, _) in enumerate(pairs, start=1):

@@ -75,7 +75,7 @@ class Calibration:
         """How a search with ``options`` fuses: its method (fusion_for) and RRF's k (the option,
         else the calibrated one)."""
         rrf_k = options.rrf_k if options.rrf_k is not None else self.rrf_k
-        return Fusion(self.fusion_for(options.fusion), rrf_k)
+        return Fusion(self.fusion_for(options.fusion), rrf_k, options.candidates)
 
     def weights_for(self, fusion: str) -> dict[str, float]:
         """The weights a search with ``fusion`` starts from. The stored ones were fitted for RRF
@@ -225,6 +225,7 @@ class Fusion:
 
     method: str = "zscore"
     rrf_k: float = 60.0
+    depth: int = 0  # candidates each side was asked for (0: unknown; fusion.standard_scores)
 
 
 def fuse(
@@ -245,7 +246,8 @@ def fuse(
     if fusion.method == "rrf":
         ranking = rrf({name: [r for r, _ in pairs] for name, pairs in results.items()}, fusion.rrf_k, weights)
     else:
-        ranking = zscore(results, weights)
+        # BM25 lists every chunk holding a query term: a short list is all of them
+        ranking = zscore(results, weights, {"bm25": fusion.depth} if fusion.depth else None)
     if exact is not None:
         ranking = promote(ranking, list(results), exact, weights, defined=defined)
     if test_code_weight != 1.0 and is_test is not None:

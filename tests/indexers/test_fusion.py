@@ -111,6 +111,27 @@ def test_zscore_lets_a_side_that_stands_clear_outweigh_a_flat_one():
     assert zscore({"bm25": bm25, "vector": vector})[0].row == 0
 
 
+def test_a_complete_short_list_is_scored_against_the_rows_it_could_not_list():
+    """BM25 lists every chunk holding a query term: two of them, asked for 100. Counted with the
+    98 rows scoring 0, both stand out (hand-computed); unpadded the second scored 0, what an
+    unlisted row gets, and a lone match scored 0 (no spread). A full list is not padded."""
+    from indexers.ranking.fusion import standard_scores, zscore
+
+    bm25 = [(0, 8.0), (1, 6.0)]
+    mean = 14.0 / 100
+    spread = ((8 - mean) ** 2 + (6 - mean) ** 2 + 98 * mean**2) ** 0.5 / 10
+    assert standard_scores(bm25, 100) == pytest.approx({0: 8 / spread, 1: 6 / spread})
+    assert standard_scores(bm25)[1] == 0.0 and standard_scores([(0, 8.0)]) == {0: 0.0}
+    assert standard_scores([(0, 8.0)], 100)[0] > 9
+    full = [(row, 10.0 - 0.05 * row) for row in range(100)]
+    assert standard_scores(full, 100) == standard_scores(full)
+    # the vector side's 100 candidates, flat, without either BM25 match
+    vector = [(row, 0.42 - 0.001 * row) for row in range(2, 102)]
+    padded = zscore({"bm25": bm25, "vector": vector}, complete={"bm25": 100})
+    assert [f.row for f in padded[:2]] == [0, 1]
+    assert 1 not in [f.row for f in zscore({"bm25": bm25, "vector": vector})[:10]]
+
+
 def test_zscore_is_deterministic_and_breaks_ties_by_best_rank_then_row():
     from indexers.ranking.fusion import zscore
 
