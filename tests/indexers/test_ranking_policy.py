@@ -87,3 +87,18 @@ def test_mode_vector_reads_the_coverage_from_a_bm25_search_where_the_build_weigh
     assert policy.coverage_evidence(plain, 0.84, bm25_top, False, read) is None
     assert policy.coverage_evidence(weighs, None, bm25_top, False, read) is None
     assert searched == ["bm25"]
+
+
+def test_a_search_fuses_with_its_bm25_list_counted_against_the_candidates_it_asked_for():
+    """The calibration's fusion carries the search's candidate depth, so BM25's list of the only
+    two chunks holding the query's words is padded (fusion.standard_scores): both lead a flat
+    vector side that lists neither. Without the depth the second fell below ten vector rows."""
+    from indexers.ranking.options import SearchOptions
+
+    fusion = policy.Calibration(dict(DEFAULT_WEIGHTS)).fusion_of(SearchOptions(k=5))
+    assert fusion.method == "zscore" and fusion.depth == 100
+    results = {"bm25": [(0, 8.0), (1, 6.0)], "vector": [(row, 0.42 - 0.001 * row) for row in range(2, 102)]}
+    ranking, _ = policy.fuse(results, fusion, DEFAULT_WEIGHTS, None)
+    assert [item.row for item in ranking[:2]] == [0, 1]
+    unpadded, _ = policy.fuse(results, policy.Fusion("zscore", 60.0), DEFAULT_WEIGHTS, None)
+    assert 1 not in [item.row for item in unpadded[:10]]
