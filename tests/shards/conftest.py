@@ -81,9 +81,15 @@ def built_copy(built, tmp_path) -> dict[str, Path]:
 def client():
     """A real local Dask cluster of three worker processes on 127.0.0.1, one per test module."""
     distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=3, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
-    )
+    import dask
+
+    # the shards' actors are placed one per worker with loose restrictions; on a loaded machine
+    # the scheduler's work stealing may move one beside another (CI once did), which the
+    # placement tests would read as the coordinator's doing
+    with dask.config.set({"distributed.scheduler.work-stealing": False}):
+        cluster = distributed.LocalCluster(
+            n_workers=3, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        )
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
