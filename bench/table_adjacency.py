@@ -519,8 +519,8 @@ def main() -> None:
     cases += real_cases(without=REAL_WITHOUT.get(args.set, ())) if args.set != "dev" else []
     absent = [c for c in cases if not c.pdf.exists()]  # eval/pdf-real/fetch.py could not get them
     if absent:
-        names = ", ".join(sorted({c.pdf.name for c in absent}))
-        print(f"{len(absent)} pages left out, their PDF missing: {names}")
+        files = ", ".join(sorted({c.pdf.name for c in absent}))
+        print(f"{len(absent)} pages left out, their PDF missing: {files}")
         cases = [c for c in cases if c.pdf.exists()]
     n_tables = Counter(("ruled" if t.ruled else "unruled", c.half) for c in cases for t in c.tables)
     print(f"{len(cases)} pages; tables by class/half: {dict(sorted(n_tables.items()))}")
