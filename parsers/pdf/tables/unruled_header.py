@@ -74,10 +74,7 @@ def header_by_rules(
     body = [w for row in grid[header:] for cell in row for w in cell]
     if header < 2 or not words or not body or not rules:
         return grid, header, {}
-    left = min(w.x0 for row in grid for cell in row for w in cell)
-    right = max(w.x1 for row in grid for cell in row for w in cell)
-    bounds = [left, *seps, right]
-    mids = [(a + b) / 2 for a, b in zip(bounds, bounds[1:], strict=False)]
+    mids = _column_middles(grid, header, seps)
     top, body_top = min(w.top for w in words), min(w.top for w in body)
 
     def covered(rule: Rule) -> list[int]:
@@ -100,6 +97,7 @@ def header_by_rules(
         return grid, header, {}
     spans: Spans = {}
     placed: list[tuple[int, int, Word]] = []
+    home = {id(w): j for row in grid[:header] for j, cell in enumerate(row) for w in cell}
     for w in words:
         level = sum(1 for r in partial if r[2] < w.top and _covers(r, _mid(w)))
         below = [r for r in partial if r[2] > w.bottom and _covers(r, _mid(w))]
@@ -107,14 +105,30 @@ def header_by_rules(
             cols = covered(min(below, key=lambda r: r[2]))
             col = cols[0]
             spans[level, col] = max(spans.get((level, col), 1), len(cols))
-        else:
-            col = sum(1 for s in seps if _mid(w) > s)
+        else:  # the column its line's label was given (a label's words stay together)
+            col = home[id(w)]
         placed.append((level, col, w))
     depth = 1 + max(level for level, _, _ in placed)
     rows: Grid = [[[] for _ in mids] for _ in range(depth)]
     for level, col, w in placed:
         rows[level][col].append(w)
     return [*rows, *grid[header:]], depth, spans
+
+
+def _column_middles(grid: Grid, header: int, seps: Sequence[float]) -> list[float]:
+    """Each column's middle: that of its body words' extent, or, for a column with none, the
+    middle between its separators. A column of figures set right in a wide band (a narrow
+    "Coda" column before a wide gap) is covered by a group rule over its figures even where
+    the rule stops short of the band's middle."""
+    left = min(w.x0 for row in grid for cell in row for w in cell)
+    right = max(w.x1 for row in grid for cell in row for w in cell)
+    bounds = [left, *seps, right]
+    mids = [(a + b) / 2 for a, b in zip(bounds, bounds[1:], strict=False)]
+    for j in range(len(mids)):
+        body = [w for row in grid[header:] for w in row[j]]
+        if body:
+            mids[j] = (min(w.x0 for w in body) + max(w.x1 for w in body)) / 2
+    return mids
 
 
 def kept_spans(spans: Spans, used: Sequence[int]) -> Spans:

@@ -1,0 +1,86 @@
+"""Table layouts of issue 24 (session 15), drawn anew with reportlab (no dev-set page copied) and
+read through the PDF parser: a double-spaced table whose group rule covers two narrow figure
+columns set in wide bands. The behaviour tests failed on the code before session 15 (the
+branch's base, d50acc4); the drawn guards (named so) pass on both."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.source import SourceFile
+
+FONT, SIZE = "Times-Roman", 11
+HEIGHT = A4[1]
+
+Rows = list[tuple[str, ...]]
+
+
+def _parse(path: Path) -> list[Rows]:
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    tables = [b.table for b in doc.blocks if b.table is not None]
+    return [[tuple(" ".join(c.split()) for c in r) for r in (*t.header, *t.body)] for t in tables]
+
+
+def _prose(c: canvas.Canvas, y: float, lines: int) -> None:
+    for k in range(lines):
+        c.drawString(60, y - 24 * k, PROSE)
+
+
+PROSE = "The trials were run in two sessions a week apart, and every answer was kept."
+BODY = [
+    ("Category one", "100", "0", "196"),
+    ("Balanced", "80", "20", "200"),
+    ("Category two", "0", "100", "196"),
+]
+
+
+def _grouped(c: canvas.Canvas, top: float, pitch: float = 24.0) -> None:
+    """A table with a two-line group label over a short rule that covers only the two narrow
+    figure columns (right edges 230 and 268) under it; the total column far to the right, so
+    the band between their separators is wider than the figures."""
+    c.line(60, top, 380, top)
+    y = top - 14
+    c.drawString(60, y, "Distribution type")
+    c.drawString(196, y, "Share of")
+    c.drawRightString(380, y, "Total number")
+    y -= pitch
+    c.drawString(196, y, "responses in")
+    c.drawRightString(380, y, "of trials")
+    c.line(196, y - 8, 268, y - 8)
+    y -= pitch
+    c.drawRightString(230, y, "Early")
+    c.drawRightString(268, y, "Late")
+    c.line(60, y - 8, 380, y - 8)
+    for row in BODY:
+        y -= pitch
+        c.drawString(60, y, row[0])
+        for x, text in zip((230, 268, 380), row[1:], strict=True):
+            c.drawRightString(x, y, text)
+    c.line(60, y - 8, 380, y - 8)
+
+
+def test_group_rule_over_narrow_figure_columns_spans_them(tmp_path: Path) -> None:
+    """A group rule drawn over two right-aligned figure columns, stopping short of the middle
+    of the second one's band (its figures end well left of the next separator): before, the
+    rule counted as covering one column, the header was not read by the rules, and the group
+    label's lines and the sub-labels came out as four header rows with the label's second
+    line in the wrong column."""
+    path = tmp_path / "group.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    _prose(c, HEIGHT - 80, 3)
+    _grouped(c, HEIGHT - 170)
+    _prose(c, HEIGHT - 420, 3)
+    c.save()
+    assert _parse(path) == [
+        [
+            ("Distribution type", "Share of responses in", "", "Total number of trials"),
+            ("", "Early", "Late", ""),
+            *BODY,
+        ]
+    ]
