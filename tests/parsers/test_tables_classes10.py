@@ -84,3 +84,54 @@ def test_group_rule_over_narrow_figure_columns_spans_them(tmp_path: Path) -> Non
             *BODY,
         ]
     ]
+
+
+ITEMS: Rows = [("Gnat", "per gram", "13.65"), ("Gnu", "stuffed", "92.50"), ("Armadillo", "frozen", "8.99")]
+
+
+def _items(c: canvas.Canvas, top: float, group: bool) -> None:
+    """A title flush left over the top rule; (``group``) "Item" centred over a group rule under
+    the stub and the description column, starting left of the boundary between them (the stub's
+    longest label reaches close to it); the column labels; three rows; double spacing."""
+    c.drawString(60, top + 10, "Sample basic table")
+    c.line(60, top, 250, top)
+    y = top - 18
+    if group:
+        c.drawCentredString(132, y, "Item")
+        c.line(60, y - 9, 205, y - 9)
+        y -= 30
+    c.drawString(60, y, "Animal")
+    c.drawString(150, y, "Description")
+    c.drawRightString(250, y, "Price")
+    c.line(60, y - 9, 250, y - 9)
+    for row in ITEMS:
+        y -= 30
+        c.drawString(60, y, row[0])
+        c.drawString(150, y, row[1])
+        c.drawRightString(250, y, row[2])
+    c.line(60, y - 9, 250, y - 9)
+
+
+def _items_page(path: Path, group: bool) -> list[Rows]:
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    _prose(c, HEIGHT - 80, 3)
+    _items(c, HEIGHT - 180, group)
+    _prose(c, HEIGHT - 420, 3)
+    c.save()
+    return _parse(path)
+
+
+def test_group_label_over_a_group_rule_above_the_header_is_a_header_row(tmp_path: Path) -> None:
+    """A one-word group label centred over a rule under the stub and the next column, a line gap
+    and more above the column labels: before, a label-only line starting left of the first column
+    boundary stayed out of the table (as a heading would), so the group label was lost."""
+    assert _items_page(tmp_path / "group.pdf", group=True) == [
+        [("Item", "", "Price"), ("Animal", "Description", ""), *ITEMS]
+    ]
+
+
+def test_guard_title_over_the_top_rule_stays_out(tmp_path: Path) -> None:
+    """The same table without the group label: the title over the top rule (a rule across the
+    whole table) is no header row."""
+    assert _items_page(tmp_path / "plain.pdf", group=False) == [[("Animal", "Description", "Price"), *ITEMS]]
