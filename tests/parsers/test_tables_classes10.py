@@ -135,3 +135,64 @@ def test_guard_title_over_the_top_rule_stays_out(tmp_path: Path) -> None:
     """The same table without the group label: the title over the top rule (a rule across the
     whole table) is no header row."""
     assert _items_page(tmp_path / "plain.pdf", group=False) == [[("Animal", "Description", "Price"), *ITEMS]]
+
+
+LINES: Rows = [
+    ("Model 1", "BELs", "-97.13", "9117"),
+    ("", "IELs", "-4049.123", "1974"),
+    ("", "NELs", "12.5", "641"),
+    ("Model 2", "BELs", "-85", "8991"),
+    ("", "IELs", "-51000", "2025"),
+    ("", "NELs", "52", "637"),
+]
+
+
+def _numbered(c: canvas.Canvas, top: float, numbers: tuple[str, ...]) -> None:
+    """Column labels, a line of ``numbers`` under them, and rows whose model label is set on the
+    middle row of its three (vertically centred beside them); three-line rules, single spacing."""
+    xs = (60, 130, 230, 300)
+    c.line(60, top, 320, top)
+    y = top - 12
+    for x, text in zip(xs, ("Model", "Component", "Shift", "Width"), strict=True):
+        c.drawString(x, y, text)
+    y -= 14
+    for x, text in zip(xs, numbers, strict=True):
+        c.drawString(x, y, text)
+    c.line(60, y - 5, 320, y - 5)
+    for k, row in enumerate(LINES):
+        y -= 13
+        label = LINES[k - 1][0] if k % 3 == 1 else ""  # the group's label, on its middle row
+        for x, text in zip(xs, (label, *row[1:]), strict=True):
+            c.drawString(x, y, text)
+    c.line(60, y - 5, 320, y - 5)
+
+
+def _numbered_page(path: Path, numbers: tuple[str, ...]) -> list[Rows]:
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, 9)
+    _prose(c, HEIGHT - 80, 2)
+    _numbered(c, HEIGHT - 160, numbers)
+    _prose(c, HEIGHT - 400, 2)
+    c.save()
+    return _parse(path)
+
+
+def test_line_of_column_numbers_is_header_and_centred_labels_go_up(tmp_path: Path) -> None:
+    """A line "(1) (2) (3) (4)" under the column labels (journals' and statistical releases'
+    column numbers): before, it was the first body row (all figures), and a body whose first row
+    has a row label is not one of labels centred beside groups, so "Model 1" stayed on its
+    group's middle row."""
+    numbers = ("(1)", "(2)", "(3)", "(4)")
+    assert _numbered_page(tmp_path / "numbers.pdf", numbers) == [
+        [("Model", "Component", "Shift", "Width"), numbers, *LINES]
+    ]
+
+
+def test_guard_figures_in_parentheses_that_do_not_count_are_a_row(tmp_path: Path) -> None:
+    """Negative amounts in parentheses ("(12) (40) (7)", not counting up) are data: the row stays
+    in the body, as before (the model labels then stay where they are drawn)."""
+    numbers = ("(12)", "(40)", "(7)", "(3)")
+    tables = _numbered_page(tmp_path / "negatives.pdf", numbers)
+    assert len(tables) == 1
+    assert tables[0][:2] == [("Model", "Component", "Shift", "Width"), numbers]
+    assert tables[0][3][0] == "Model 1"  # on the middle row of its group, where it is drawn

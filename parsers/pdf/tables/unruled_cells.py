@@ -9,6 +9,7 @@ runs in logical order. Pure functions over word boxes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -137,11 +138,37 @@ Grid = list[list[list[Word]]]  # rows x columns x words
 
 def first_data_line(block: Sequence[Line]) -> int:
     """Index of the first line with a number (not a year) after its first chunk: the lines above
-    are header lines (1 when no line has one: a text table's first line)."""
+    are header lines (1 when no line has one: a text table's first line). A line of column
+    numbers under the labels ("(1) (2) (3)", ``column_numbers``) right over a line of figures is
+    a header line."""
     for i, line in enumerate(block):
         if any(is_figure(c.text) for c in line.chunks[1:]):
-            return i
+            below = block[i + 1] if i + 1 < len(block) else None
+            if (
+                below is None
+                or not column_numbers(line)
+                or not any(is_figure(c.text) for c in below.chunks[1:])
+            ):
+                return i
     return 1
+
+
+_COLUMN_NUMBER = re.compile(r"\((\d{1,2})\)")
+
+
+def column_numbers(line: Line) -> bool:
+    """``line`` numbers the columns (``counts_columns`` of its cells)."""
+    return counts_columns([c.text for c in line.chunks])
+
+
+def counts_columns(texts: Sequence[str]) -> bool:
+    """``texts`` (a line's cells) number the columns: three or more, each a number in
+    parentheses, counting up by one ("(1) (2) (3)", "(6) (7) (8)" under a table's labels, the
+    style of journals' data tables and statistical releases)."""
+    found = [_COLUMN_NUMBER.fullmatch(t.strip()) for t in texts if t.strip()]
+    numbers = [int(m.group(1)) for m in found if m]
+    counting = all(b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
+    return len(numbers) == len(found) >= 3 and counting
 
 
 def _starts_lower(cell: Sequence[Word]) -> bool:
