@@ -127,7 +127,7 @@ def test_group_label_over_a_group_rule_above_the_header_is_a_header_row(tmp_path
     and more above the column labels: before, a label-only line starting left of the first column
     boundary stayed out of the table (as a heading would), so the group label was lost."""
     assert _items_page(tmp_path / "group.pdf", group=True) == [
-        [("Item", "", "Price"), ("Animal", "Description", ""), *ITEMS]
+        [("Item", "", ""), ("Animal", "Description", "Price"), *ITEMS]
     ]
 
 

@@ -3,9 +3,10 @@
 
 Without rules, each header line of an unruled table is a header row (parsers.pdf.tables.unruled).
 A partial rule says more: the label above it spans the columns the rule covers, the labels under
-it form the next header row, and a label with no partial rule above it (a column label set
-beside the group, its text centred vertically on both rows: "State", "n") belongs to the first
-header row whichever line it is drawn on. The lines of one label under the rule ("Read &" /
+it form the next header row, and a label with no partial rule above it belongs to the row of the
+sub-labels whose line it is drawn on ("Price" beside "Animal" and "Description"), else (a column
+label set beside the group, its text centred vertically on both rows: "State", "n") to the first
+header row. The lines of one label under the rule ("Read &" /
 "Write") are one cell. ``header_by_rules`` rebuilds the header rows that way; ``column_names``
 flattens them ("Literacy Status / Read & Write"). Pure functions over word boxes and
 (x0, x1, y) rules.
@@ -98,8 +99,9 @@ def header_by_rules(
     spans: Spans = {}
     placed: list[tuple[int, int, Word]] = []
     home = {id(w): j for row in grid[:header] for j, cell in enumerate(row) for w in cell}
+    ruled = {id(w): sum(1 for r in partial if r[2] < w.top and _covers(r, _mid(w))) for w in words}
     for w in words:
-        level = sum(1 for r in partial if r[2] < w.top and _covers(r, _mid(w)))
+        level = ruled[id(w)] or _line_level(w, words, ruled)
         below = [r for r in partial if r[2] > w.bottom and _covers(r, _mid(w))]
         if below:
             cols = covered(min(below, key=lambda r: r[2]))
@@ -113,6 +115,17 @@ def header_by_rules(
     for level, col, w in placed:
         rows[level][col].append(w)
     return [*rows, *grid[header:]], depth, spans
+
+
+def _line_level(word: Word, words: Sequence[Word], ruled: dict[int, int]) -> int:
+    """The header row of a label with no group rule over it: that of the sub-labels it is set
+    level with (the same bottom within a fifth of its height: "Price" on the line of "Animal" and
+    "Description", under "Item"'s rule), else the first (a label centred beside the group's rows:
+    "State", "n")."""
+    tol = 0.2 * (word.bottom - word.top)
+    return max(
+        (ruled[id(w)] for w in words if ruled[id(w)] and abs(w.bottom - word.bottom) <= tol), default=0
+    )
 
 
 def _column_middles(grid: Grid, header: int, seps: Sequence[float]) -> list[float]:
