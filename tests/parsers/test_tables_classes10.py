@@ -196,3 +196,63 @@ def test_guard_figures_in_parentheses_that_do_not_count_are_a_row(tmp_path: Path
     assert len(tables) == 1
     assert tables[0][:2] == [("Model", "Component", "Shift", "Width"), numbers]
     assert tables[0][3][0] == "Model 1"  # on the middle row of its group, where it is drawn
+
+
+SYMBOLS: Rows = [
+    ("Symbol", "Frequency", "Comments"),
+    ("O", "1 in 1,000", "For Swedish names"),
+    ("pi", "1 in 5", "Common in math"),
+    ("$", "4 in 5", "Used in business"),
+    ("Psi", "1 in 40,000", "Unexplained usage"),
+]
+PROSE_LINES = [
+    "Regardless of the rights management choice, the author will",
+    "receive a copy of the completed rights form once it has been sub-",
+    "mitted. This form contains commands that must be copied",
+    "into the source document. When the document source is compiled,",
+    "these commands and their parameters add formatted text to several",
+    "areas of the final document:",
+    "the Reference Format text on the first page.",
+    "the rights management text on the first page.",
+    "the conference information in the page header.",
+]
+
+
+def _symbols_page(path: Path, raise_pi: float) -> list[Rows]:
+    """A two-column page: prose in both columns at an 11 pt pitch, and in the right one, under
+    four lines of prose, a booktabs table whose rows stand at another pitch (some level with a
+    prose line of the left column, some between two), its "pi" drawn ``raise_pi`` pt above its
+    row's baseline (a math font's glyph box sits higher than the text's)."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, 9)
+    base = HEIGHT - 100
+    for k, text in enumerate(PROSE_LINES * 2):
+        c.drawString(50, base - 11 * k, text)
+    for k, text in enumerate(PROSE_LINES[:4]):
+        c.drawString(330, base - 11 * k, text)
+    top = base - 44
+    c.line(330, top - 5, 540, top - 5)
+    for row, down in zip(SYMBOLS, (11.0, 28.4, 39.4, 50.3, 61.4), strict=True):
+        y = top - down
+        c.drawString(340, y + (raise_pi if row[0] == "pi" else 0.0), row[0])
+        c.drawRightString(450, y, row[1])
+        c.drawString(460, y, row[2])
+        if row[0] == "Symbol":
+            c.line(330, y - 3, 540, y - 3)
+    c.line(330, top - 65, 540, top - 65)
+    for k, text in enumerate(PROSE_LINES):
+        c.drawString(330, top - 90 - 11 * k, text)
+    c.save()
+    return _parse(path)
+
+
+def test_raised_glyph_in_a_table_beside_prose_stays_in_its_row(tmp_path: Path) -> None:
+    """A table cell whose glyph box is set 2 pt above its row, beside a prose line of the other
+    text column that it overlaps over half its height: before, it was grouped with that prose
+    line, came out between two table rows and was joined to the row above ("O pi")."""
+    assert _symbols_page(tmp_path / "raised.pdf", 2.0) == [SYMBOLS]
+
+
+def test_guard_level_glyph_in_a_table_beside_prose(tmp_path: Path) -> None:
+    """The same page with "pi" level with its row: one table, as drawn (as before)."""
+    assert _symbols_page(tmp_path / "level.pdf", 0.0) == [SYMBOLS]

@@ -85,7 +85,42 @@ def group_lines(words: Iterable[Word]) -> list[list[Word]]:
             else:
                 lines.append([word])
     _attach_scripts(lines)
+    _rehome_lone_words(lines)
     return [sorted(line, key=lambda w: w.x0) for line in lines if line]
+
+
+GUTTER = 3.0  # x the font size: a word this far from every other word of its line stands apart
+
+
+def _rehome_lone_words(lines: list[list[Word]]) -> None:
+    """Move each word that stands apart from the rest of its line (a gutter away: a cell of a
+    table in the other text column) to a neighbouring line holding a word it overlaps more than
+    any word of its own line (in place): a glyph of a math font, its box set higher than the
+    text's ("𝜋" in a table row), overlapped a prose line of the other column over half its
+    height and was grouped there, between two of its table's rows."""
+    for i, line in enumerate(lines):
+        for word in list(line):
+            rest = [w for w in line if w is not word]
+            gap = min((_h_gap(word, w) for w in rest), default=0.0)
+            if gap <= GUTTER * max(word.size, 1.0):
+                continue
+            best, target = max(_v_overlap(word, w) for w in rest), None
+            for k in (i - 1, i + 1):
+                if 0 <= k < len(lines):
+                    score = max((_v_overlap(word, w) for w in lines[k]), default=0.0)
+                    if score > best + 0.1 * word.height:
+                        best, target = score, k
+            if target is not None:
+                line.remove(word)
+                lines[target].append(word)
+
+
+def _h_gap(a: Word, b: Word) -> float:
+    return max(b.x0 - a.x1, a.x0 - b.x1, 0.0)
+
+
+def _v_overlap(a: Word, b: Word) -> float:
+    return min(a.bottom, b.bottom) - max(a.top, b.top)
 
 
 def _overlap(a: Word, b: Word, share: float = 0.5) -> bool:
