@@ -99,6 +99,8 @@ def _rehome_lone_words(lines: list[list[Word]]) -> None:
     text's ("𝜋" in a table row), overlapped a prose line of the other column over half its
     height and was grouped there, between two of its table's rows."""
     for i, line in enumerate(lines):
+        if len(line) < 2 or not _any_lone(line):  # a prose line: every word has a neighbour
+            continue
         for word in list(line):
             rest = [w for w in line if w is not word]
             gap = min((_h_gap(word, w) for w in rest), default=0.0)
@@ -113,6 +115,20 @@ def _rehome_lone_words(lines: list[list[Word]]) -> None:
             if target is not None:
                 line.remove(word)
                 lines[target].append(word)
+
+
+def _any_lone(line: Sequence[Word]) -> bool:
+    """Some word of ``line`` stands a gutter (``GUTTER`` x its size) from every other: by x, the
+    white to its left reaches back to the farthest right end before it, to its right up to the
+    next start (one sort, one pass)."""
+    ordered = sorted(line, key=lambda w: w.x0)
+    reach = float("-inf")
+    for j, word in enumerate(ordered):
+        right = ordered[j + 1].x0 - word.x1 if j + 1 < len(ordered) else float("inf")
+        if min(word.x0 - reach, right) > GUTTER * max(word.size, 1.0):
+            return True
+        reach = max(reach, word.x1)
+    return False
 
 
 def _h_gap(a: Word, b: Word) -> float:
