@@ -9,13 +9,13 @@ runs in logical order. Pure functions over word boxes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from parsers.pdf import rtl as bidi_text
+from parsers.pdf.tables.lone_words import rehome_lone_words
 from parsers.pdf.tables.row_spans import SPAN_PITCH, lift_centred, row_pitch
-from parsers.pdf.tables.unruled_guards import is_figure, is_numeric
+from parsers.pdf.tables.unruled_guards import counts_columns, is_figure, is_numeric
 from parsers.pdf.text_layout import Segment
 
 
@@ -85,58 +85,8 @@ def group_lines(words: Iterable[Word]) -> list[list[Word]]:
             else:
                 lines.append([word])
     _attach_scripts(lines)
-    _rehome_lone_words(lines)
+    rehome_lone_words(lines)
     return [sorted(line, key=lambda w: w.x0) for line in lines if line]
-
-
-GUTTER = 3.0  # x the font size: a word this far from every other word of its line stands apart
-
-
-def _rehome_lone_words(lines: list[list[Word]]) -> None:
-    """Move each word that stands apart from the rest of its line (a gutter away: a cell of a
-    table in the other text column) to a neighbouring line holding a word it overlaps more than
-    any word of its own line (in place): a glyph of a math font, its box set higher than the
-    text's ("𝜋" in a table row), overlapped a prose line of the other column over half its
-    height and was grouped there, between two of its table's rows."""
-    for i, line in enumerate(lines):
-        if len(line) < 2 or not _any_lone(line):  # a prose line: every word has a neighbour
-            continue
-        for word in list(line):
-            rest = [w for w in line if w is not word]
-            gap = min((_h_gap(word, w) for w in rest), default=0.0)
-            if gap <= GUTTER * max(word.size, 1.0):
-                continue
-            best, target = max(_v_overlap(word, w) for w in rest), None
-            for k in (i - 1, i + 1):
-                if 0 <= k < len(lines):
-                    score = max((_v_overlap(word, w) for w in lines[k]), default=0.0)
-                    if score > best + 0.1 * word.height:
-                        best, target = score, k
-            if target is not None:
-                line.remove(word)
-                lines[target].append(word)
-
-
-def _any_lone(line: Sequence[Word]) -> bool:
-    """Some word of ``line`` stands a gutter (``GUTTER`` x its size) from every other: by x, the
-    white to its left reaches back to the farthest right end before it, to its right up to the
-    next start (one sort, one pass)."""
-    ordered = sorted(line, key=lambda w: w.x0)
-    reach = float("-inf")
-    for j, word in enumerate(ordered):
-        right = ordered[j + 1].x0 - word.x1 if j + 1 < len(ordered) else float("inf")
-        if min(word.x0 - reach, right) > GUTTER * max(word.size, 1.0):
-            return True
-        reach = max(reach, word.x1)
-    return False
-
-
-def _h_gap(a: Word, b: Word) -> float:
-    return max(b.x0 - a.x1, a.x0 - b.x1, 0.0)
-
-
-def _v_overlap(a: Word, b: Word) -> float:
-    return min(a.bottom, b.bottom) - max(a.top, b.top)
 
 
 def _overlap(a: Word, b: Word, share: float = 0.5) -> bool:
@@ -204,22 +154,9 @@ def first_data_line(block: Sequence[Line]) -> int:
     return 1
 
 
-_COLUMN_NUMBER = re.compile(r"\((\d{1,2})\)")
-
-
 def column_numbers(line: Line) -> bool:
     """``line`` numbers the columns (``counts_columns`` of its cells)."""
     return counts_columns([c.text for c in line.chunks])
-
-
-def counts_columns(texts: Sequence[str]) -> bool:
-    """``texts`` (a line's cells) number the columns: three or more, each a number in
-    parentheses, counting up by one ("(1) (2) (3)", "(6) (7) (8)" under a table's labels, the
-    style of journals' data tables and statistical releases)."""
-    found = [_COLUMN_NUMBER.fullmatch(t.strip()) for t in texts if t.strip()]
-    numbers = [int(m.group(1)) for m in found if m]
-    counting = all(b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
-    return len(numbers) == len(found) >= 3 and counting
 
 
 def _starts_lower(cell: Sequence[Word]) -> bool:

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from parsers.pdf.tables.unruled_cells import Grid, Word, counts_columns
+from parsers.pdf.tables.unruled_cells import Grid, Word
+from parsers.pdf.tables.unruled_guards import counts_columns
 
 CENTRED = 0.05  # x table width: a title's middle is this close to the table's
 Runs = Sequence[tuple[float, float]]  # x extents of runs of columns
