@@ -214,7 +214,7 @@ def real_cases(root: Path = REAL, without: Sequence[str] = ()) -> list[Case]:
     pages; PDFs from eval/pdf-real/fetch.py): ruled and partly ruled tables count as ruled, the
     rest as unruled; its pages without a table count as table-free pages. ``without`` leaves out
     the cases marked ``"added": <one of them>`` (``("session 10", "session 11", "session 12",
-    "session 12b", "session 13", "session 14")``: the set as it was up to session 9)."""
+    "session 12b", "session 13", "session 14", "session 15")``: the set as it was up to session 9)."""
     data = json.loads((root / "expected.json").read_text())
     data["cases"] = [c for c in data["cases"] if c.get("added") not in without]
     return [
@@ -482,14 +482,9 @@ def report(results: dict[str, dict[str, Any]], halves: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-REAL_WITHOUT = {
-    "real-s9": ("session 10", "session 11", "session 12", "session 12b", "session 13", "session 14"),
-    "real-s10": ("session 11", "session 12", "session 12b", "session 13", "session 14"),
-    "real-s11": ("session 12", "session 12b", "session 13", "session 14"),
-    "real-s12": ("session 12b", "session 13", "session 14"),
-    "real-s12b": ("session 13", "session 14"),
-    "real-s13": ("session 14",),
-}
+ADDED = ("session 10", "session 11", "session 12", "session 12b", "session 13", "session 14", "session 15")
+# --set real-sN: the set as it was up to session N (the cases added later left out)
+REAL_WITHOUT = {f"real-s{n}": ADDED[i:] for i, n in enumerate(("9", "10", "11", "12", "12b", "13", "14"))}
 
 
 def main() -> None:
@@ -504,9 +499,9 @@ def main() -> None:
         default="dev",
         choices=("dev", "real", *REAL_WITHOUT, "both"),
         help="dev: tabula + generated + table-free pages (as before); real: eval/pdf-real only; "
-        "real-s9 ... real-s13: eval/pdf-real as it was up to session 9 "
+        "real-s9 ... real-s14: eval/pdf-real as it was up to session 9 "
         "(64 pages) / 10 (74 pages) / 11 (89 pages) / 12's first round (92 pages) / 12's second round "
-        "(101 pages) / 13 (109 pages); both",
+        "(101 pages) / 13 (109 pages) / 14 (117 pages); both",
     )
     args = ap.parse_args()
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
@@ -517,6 +512,11 @@ def main() -> None:
     cases = [] if only_real else tabula_cases() + generated_cases()
     cases += [] if args.no_free or only_real else table_free_cases()
     cases += real_cases(without=REAL_WITHOUT.get(args.set, ())) if args.set != "dev" else []
+    absent = [c for c in cases if not c.pdf.exists()]  # eval/pdf-real/fetch.py could not get them
+    if absent:
+        files = ", ".join(sorted({c.pdf.name for c in absent}))
+        print(f"{len(absent)} pages left out, their PDF missing: {files}")
+        cases = [c for c in cases if c.pdf.exists()]
     n_tables = Counter(("ruled" if t.ruled else "unruled", c.half) for c in cases for t in c.tables)
     print(f"{len(cases)} pages; tables by class/half: {dict(sorted(n_tables.items()))}")
     results = {name: evaluate(SYSTEMS[name](), cases) for name in names}

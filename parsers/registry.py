@@ -52,7 +52,10 @@ PARSER_VERSIONS: dict[str, int] = {
     # set flush against a word of a line joins that line)
     # 9: session 14's too (a running title over one side of the spreads is furniture:
     # parsers/pdf/text_layout.find_furniture)
-    "pdf": 9,
+    # 10: session 15's (a group rule covers a column by the middle of its body text, header words
+    # off the group rules keep their line's column; a one-label line over a group rule is a header
+    # line; a line of column numbers "(1) (2) (3)" over figures is a header line)
+    "pdf": 10,
     "records": 1,
     "code": 1,
     "text": 1,

@@ -7,6 +7,12 @@ Offline: with PDF_REAL_MIRRORS=DIR, a file is read from a local clone DIR/<owner
 repo/ subfolder, as /work/.mirror keeps them; git show <commit>:<path>) instead of downloaded; the
 checksum is checked the same way.
 
+Cases whose source names a Debian package (``"debian"``, ``"version"``, ``"path"``: documentation
+PDFs of TeX Live's packages, session 15) are taken from that package at that version
+(``apt-get download``, then the file out of its archive), or with PDF_REAL_DEBS=DIR from the .deb
+files in DIR. A file that cannot be had is reported with its repository or package and skipped;
+the bench leaves its cases out and says so.
+
 The PDFs are third-party and evaluation-only (licences in expected.json and README.md); they are not
 committed.
 """
@@ -14,10 +20,13 @@ committed.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import subprocess
 import sys
+import tarfile
+import tempfile
 import urllib.request
 from pathlib import Path
 from urllib.parse import quote
@@ -97,10 +106,36 @@ SHA256 = {
     "AmazonWebServices.pdf": "2e21d50f59a97b8c3778b238d14c9d7d15f74b8d021f819f1d2ede1f5412f81b",
     "demo-table-shading-highlight.pdf": "42fe5cae2bea1d2fc907f296c1851d1ca1cfb71931c7efcabaae2db92625b70a",
     "demo-table-align-borders.pdf": "5b5fd5b8bb115704a23d9614912d47ed9291b2c61fe7ce1810b5e47cb752def5",
+    # added in session 15 (Debian's TeX Live documentation packages)
+    "aastex-sample631.pdf": "efd8d980ed4d339dd1524bab8f282e1cb80acfb709c82810b84f529781706197",
+    "acmart-sample-sigconf.pdf": "a4b9040fb79f559ac91656a75645e724fd601899b4a10fbef5fd06aa4c68867f",
+    "apa7-longsample.pdf": "6ea357e6881e2748bf6d4a7be1d58a52dd0b58dcb4b25e8d833d5b51a7911699",
+    "milog-example.pdf": "e873a1b6746f340e5d2d5390edddacc501f733f5fb63ff4f5596946c062bcf46",
+    "njurepo-example.pdf": "b326c9ee7b42040ae9c05000d1b0c9ea62dff7483ccc79b0785778ad6588702c",
+    "bjfuthesis-thesis.pdf": "ba54a59b414dadaabcbd9c11799b6b650dcff545c268cc8227686299cb707484",
+    "abntex2-relatorio-tecnico.pdf": "c464c609627e836d6f186d9ea590e10c723a2812e063f9aaae896c574090533a",
+    "texproposal.pdf": "62c7104ce68de476b5db1b511aeaff46190495509acc1b73d00ffac1de0189a3",
 }
 
 
-def _read(src: dict, url: str) -> bytes:
+def _from_debian(src: dict, debs: Path) -> bytes:
+    """The file ``src["path"]`` out of Debian package ``src["debian"]`` at ``src["version"]``."""
+    deb = next(debs.glob(f"{src['debian']}_{src['version'].split(':')[-1]}_*.deb"), None)
+    if deb is None:
+        get = ["apt-get", "download", f"{src['debian']}={src['version']}"]
+        subprocess.run(get, check=True, cwd=debs, capture_output=True)  # noqa: S603 (fixed argv)
+        deb = next(debs.glob(f"{src['debian']}_*.deb"))
+    tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(deb)], check=True, capture_output=True)  # noqa: S603, S607
+    with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
+        member = archive.extractfile("./" + src["path"])
+        if member is None:
+            raise OSError(f"{src['path']} not in {deb.name}")
+        return member.read()
+
+
+def _read(src: dict, url: str, debs: Path) -> bytes:
+    if "debian" in src:
+        return _from_debian(src, debs)
     mirrors = os.environ.get("PDF_REAL_MIRRORS")
     if mirrors:
         clone = Path(mirrors) / src["repo"].replace("/", "+")
@@ -115,16 +150,29 @@ def main() -> None:
     cases = json.loads((HERE / "expected.json").read_text())["cases"]
     sources = {Path(c["pdf"]).name: c["source"] for c in cases}
     (HERE / "pdfs").mkdir(exist_ok=True)
+    missing: dict[str, list[str]] = {}  # repository -> files it could not give (no clone, no commit)
+    scratch = tempfile.TemporaryDirectory()
+    debs = Path(os.environ.get("PDF_REAL_DEBS") or scratch.name)
     for name, src in sorted(sources.items()):
         target = HERE / "pdfs" / name
         if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == SHA256[name]:
             continue
-        url = f"https://raw.githubusercontent.com/{src['repo']}/{src['commit']}/{quote(src['path'])}"
-        data = _read(src, url)
+        where = src.get("repo") or f"debian:{src['debian']}={src['version']}"
+        url = f"https://raw.githubusercontent.com/{where}/{src.get('commit')}/{quote(src['path'])}"
+        try:
+            data = _read(src, url, debs)
+        except (OSError, StopIteration, tarfile.TarError, subprocess.CalledProcessError) as exc:
+            missing.setdefault(where, []).append(f"{name} ({type(exc).__name__})")
+            continue
         if hashlib.sha256(data).hexdigest() != SHA256[name]:
-            sys.exit(f"{name}: checksum mismatch for {url}")
+            sys.exit(f"{name}: checksum mismatch for {where}:{src['path']}")
         target.write_bytes(data)
-        print(f"{name} <- {url}")
+        print(f"{name} <- {where}:{src['path']}")
+    scratch.cleanup()
+    for repo, names in sorted(missing.items()):
+        print(f"missing from {repo}: {', '.join(names)}", file=sys.stderr)
+    if missing:  # the bench skips (and counts) the cases whose PDF is missing
+        sys.exit(f"{sum(map(len, missing.values()))} PDFs missing from {len(missing)} repositories")
 
 
 if __name__ == "__main__":

@@ -201,14 +201,35 @@ def _figure_under(chunk: Chunk, row: Line) -> bool:
     )
 
 
-def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float]) -> list[Line]:
+def _over_group_rule(line: Line, below: Line, seps: Sequence[float], rules: Sequence[Rule]) -> bool:
+    """``line`` (one label) stands right over a group rule: a horizontal rule between it and
+    ``below``, under the label and as wide, across some of the table's column boundaries but not
+    all (booktabs' ``\\cmidrule`` under "Item" over "Animal" and "Description"; a rule across
+    the whole table under a line is a top rule with a title over it)."""
+    chunk = line.chunks[0]
+    for x0, x1, y in rules:
+        crossed = sum(1 for s in seps if x0 + 2.0 < s < x1 - 2.0)  # a rule ending at a boundary stops
+        if (
+            line.bottom <= y <= below.top
+            and x0 - 1.0 <= chunk.x0
+            and chunk.x1 <= x1 + 1.0
+            and 0 < crossed < len(seps)
+        ):
+            return True
+    return False
+
+
+def extend_up(
+    block: Sequence[Line], above: Sequence[Line], seps: Sequence[float], rules: Sequence[Rule] = ()
+) -> list[Line]:
     """``block`` with the header lines above it that its blocking left out: lines of column labels
     (no figures) up to ``HEADER_GAP`` line heights above (a header set apart by a rule), a label
     over the data columns ("Combined" above "weighted school"), and the short label-only lines
     between such a header and the block (a section label under the header). A caption, a larger
     heading, a paragraph line or a line holding a word several lines tall (a chart's axis labels
     stacked glyph over glyph) stops the search; a label-only line with no header above it stays
-    out (a heading right above a table is not a row)."""
+    out (a heading right above a table is not a row), unless a group rule under it says it is a
+    group label (``_over_group_rule``)."""
     size = sorted(ln.size for ln in block)[len(block) // 2]
     top, commit = block[0].top, 0
     # a block opening on a line of labels over its figures has its header: farther up than a
@@ -216,6 +237,7 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
     reach = MAX_LINE_GAP if _headed(block) else HEADER_GAP
     collected: list[Line] = []
     for line in reversed(above):
+        under = collected[-1] if collected else block[0]  # the line right below this one
         if top - line.bottom > reach * size or len(collected) >= 4:
             break
         text = line.chunks[0].text
@@ -228,7 +250,9 @@ def extend_up(block: Sequence[Line], above: Sequence[Line], seps: Sequence[float
                 break
             collected.append(line)
             commit = len(collected)
-        elif line.chunks[0].x0 > seps[0] and len(line.words) <= 4:
+        elif len(line.words) <= 4 and (
+            line.chunks[0].x0 > seps[0] or _over_group_rule(line, under, seps, rules)
+        ):
             collected.append(line)
             commit = len(collected)
         elif len(line.words) <= 6:
@@ -256,7 +280,7 @@ def table_from_block(
     seps = column_separators(block)
     if not seps:
         return None
-    block = extend_up(block, above, seps)
+    block = extend_up(block, above, seps, rules)
     grid, head = build_grid(block, seps)
     titles = title_lines(grid, head, seps)
     if titles:  # report title lines centred over the table: no header rows (left to the prose)

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from parsers.pdf import rtl as bidi_text
+from parsers.pdf.tables.lone_words import rehome_lone_words
 from parsers.pdf.tables.row_spans import SPAN_PITCH, lift_centred, row_pitch
-from parsers.pdf.tables.unruled_guards import is_figure, is_numeric
+from parsers.pdf.tables.unruled_guards import counts_columns, is_figure, is_numeric
 from parsers.pdf.text_layout import Segment
 
 
@@ -84,6 +85,7 @@ def group_lines(words: Iterable[Word]) -> list[list[Word]]:
             else:
                 lines.append([word])
     _attach_scripts(lines)
+    rehome_lone_words(lines)
     return [sorted(line, key=lambda w: w.x0) for line in lines if line]
 
 
@@ -137,11 +139,24 @@ Grid = list[list[list[Word]]]  # rows x columns x words
 
 def first_data_line(block: Sequence[Line]) -> int:
     """Index of the first line with a number (not a year) after its first chunk: the lines above
-    are header lines (1 when no line has one: a text table's first line)."""
+    are header lines (1 when no line has one: a text table's first line). A line of column
+    numbers under the labels ("(1) (2) (3)", ``column_numbers``) right over a line of figures is
+    a header line."""
     for i, line in enumerate(block):
         if any(is_figure(c.text) for c in line.chunks[1:]):
-            return i
+            below = block[i + 1] if i + 1 < len(block) else None
+            if (
+                below is None
+                or not column_numbers(line)
+                or not any(is_figure(c.text) for c in below.chunks[1:])
+            ):
+                return i
     return 1
+
+
+def column_numbers(line: Line) -> bool:
+    """``line`` numbers the columns (``counts_columns`` of its cells)."""
+    return counts_columns([c.text for c in line.chunks])
 
 
 def _starts_lower(cell: Sequence[Word]) -> bool:

@@ -20,6 +20,7 @@ _LEADERS = re.compile(r"(\.\s?){4,}|…{2,}|(_\s?){4,}")
 # list markers: numbers, letters, bullets, and a lone glyph of Unicode's private use area (the
 # bullets and squares of symbol fonts, Wingdings or Symbol, as their text layers map them)
 _MARKER = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|[ivxIVX]{1,4}[.)]|[•·▪◦‣●○■□\-–—*+>\ue000-\uf8ff])$")
+_COLUMN_NUMBER = re.compile(r"\((\d{1,2})\)")
 _CODE = re.compile(r"[=;{}]|\(\)|^#|//|->|^def |^return\b|^import ")
 
 MAX_MEAN_WORDS = 4.0  # words per non-empty cell: a table's cells are short, prose columns are not
@@ -47,6 +48,16 @@ def is_year(text: str) -> bool:
 def is_figure(text: str) -> bool:
     """A number that is a table's data, not a year (a year labels a row or a column)."""
     return is_numeric(text) and not is_year(text)
+
+
+def counts_columns(texts: Sequence[str]) -> bool:
+    """``texts`` (a line's cells) number the columns: three or more, each a number in
+    parentheses, counting up by one ("(1) (2) (3)", "(6) (7) (8)" under a table's labels, the
+    style of journals' data tables and statistical releases)."""
+    found = [_COLUMN_NUMBER.fullmatch(t.strip()) for t in texts if t.strip()]
+    numbers = [int(m.group(1)) for m in found if m]
+    counting = all(b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
+    return len(numbers) == len(found) >= 3 and counting
 
 
 def _mean_words(cells: Sequence[str]) -> float:

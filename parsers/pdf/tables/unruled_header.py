@@ -3,9 +3,10 @@
 
 Without rules, each header line of an unruled table is a header row (parsers.pdf.tables.unruled).
 A partial rule says more: the label above it spans the columns the rule covers, the labels under
-it form the next header row, and a label with no partial rule above it (a column label set
-beside the group, its text centred vertically on both rows: "State", "n") belongs to the first
-header row whichever line it is drawn on. The lines of one label under the rule ("Read &" /
+it form the next header row, and a label with no partial rule above it belongs to the row of the
+sub-labels whose line it is drawn on ("Price" beside "Animal" and "Description"), else (a column
+label set beside the group, its text centred vertically on both rows: "State", "n") to the first
+header row. The lines of one label under the rule ("Read &" /
 "Write") are one cell. ``header_by_rules`` rebuilds the header rows that way; ``column_names``
 flattens them ("Literacy Status / Read & Write"). Pure functions over word boxes and
 (x0, x1, y) rules.
@@ -74,10 +75,7 @@ def header_by_rules(
     body = [w for row in grid[header:] for cell in row for w in cell]
     if header < 2 or not words or not body or not rules:
         return grid, header, {}
-    left = min(w.x0 for row in grid for cell in row for w in cell)
-    right = max(w.x1 for row in grid for cell in row for w in cell)
-    bounds = [left, *seps, right]
-    mids = [(a + b) / 2 for a, b in zip(bounds, bounds[1:], strict=False)]
+    mids = _column_middles(grid, header, seps)
     top, body_top = min(w.top for w in words), min(w.top for w in body)
 
     def covered(rule: Rule) -> list[int]:
@@ -100,21 +98,50 @@ def header_by_rules(
         return grid, header, {}
     spans: Spans = {}
     placed: list[tuple[int, int, Word]] = []
+    home = {id(w): j for row in grid[:header] for j, cell in enumerate(row) for w in cell}
+    ruled = {id(w): sum(1 for r in partial if r[2] < w.top and _covers(r, _mid(w))) for w in words}
     for w in words:
-        level = sum(1 for r in partial if r[2] < w.top and _covers(r, _mid(w)))
+        level = ruled[id(w)] or _line_level(w, words, ruled)
         below = [r for r in partial if r[2] > w.bottom and _covers(r, _mid(w))]
         if below:
             cols = covered(min(below, key=lambda r: r[2]))
             col = cols[0]
             spans[level, col] = max(spans.get((level, col), 1), len(cols))
-        else:
-            col = sum(1 for s in seps if _mid(w) > s)
+        else:  # the column its line's label was given (a label's words stay together)
+            col = home[id(w)]
         placed.append((level, col, w))
     depth = 1 + max(level for level, _, _ in placed)
     rows: Grid = [[[] for _ in mids] for _ in range(depth)]
     for level, col, w in placed:
         rows[level][col].append(w)
     return [*rows, *grid[header:]], depth, spans
+
+
+def _line_level(word: Word, words: Sequence[Word], ruled: dict[int, int]) -> int:
+    """The header row of a label with no group rule over it: that of the sub-labels it is set
+    level with (the same bottom within a fifth of its height: "Price" on the line of "Animal" and
+    "Description", under "Item"'s rule), else the first (a label centred beside the group's rows:
+    "State", "n")."""
+    tol = 0.2 * (word.bottom - word.top)
+    return max(
+        (ruled[id(w)] for w in words if ruled[id(w)] and abs(w.bottom - word.bottom) <= tol), default=0
+    )
+
+
+def _column_middles(grid: Grid, header: int, seps: Sequence[float]) -> list[float]:
+    """Each column's middle: that of its body words' extent, or, for a column with none, the
+    middle between its separators. A column of figures set right in a wide band (a narrow
+    "Coda" column before a wide gap) is covered by a group rule over its figures even where
+    the rule stops short of the band's middle."""
+    left = min(w.x0 for row in grid for cell in row for w in cell)
+    right = max(w.x1 for row in grid for cell in row for w in cell)
+    bounds = [left, *seps, right]
+    mids = [(a + b) / 2 for a, b in zip(bounds, bounds[1:], strict=False)]
+    for j in range(len(mids)):
+        body = [w for row in grid[header:] for w in row[j]]
+        if body:
+            mids[j] = (min(w.x0 for w in body) + max(w.x1 for w in body)) / 2
+    return mids
 
 
 def kept_spans(spans: Spans, used: Sequence[int]) -> Spans:

@@ -13,7 +13,8 @@ justified or letter-spaced title line, "Sales  by  region,  fiscal  year  2016")
 several cells by those gaps, is a title too (``_spaced_title``): its words run over a column
 boundary with no gap standing out from the others (a row of column labels parts at
 its column gaps, wider than its word spaces), and some gap between its words falls over text of
-the body (column labels part over the body's white strips).
+the body (column labels part over the body's white strips). A line right above a line of column
+numbers ("(1) (2) (3)") is the labels they count, never a title.
 Pure functions over the grid of word boxes and the column boundaries.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parsers.pdf.tables.unruled_cells import Grid, Word
+from parsers.pdf.tables.unruled_guards import counts_columns
 
 CENTRED = 0.05  # x table width: a title's middle is this close to the table's
 Runs = Sequence[tuple[float, float]]  # x extents of runs of columns
@@ -36,7 +38,9 @@ def title_lines(grid: Grid, head: int, seps: Sequence[float]) -> int:
     left, right = min(w.x0 for w in body), max(w.x1 for w in body)
     runs = _column_runs(grid[head:], len(seps) + 1)
     count = 0
-    for row in grid[: head - 1]:
+    for i, row in enumerate(grid[: head - 1]):
+        if counts_columns([" ".join(w.text for w in cell) for cell in grid[i + 1]]):
+            break  # the labels a line of column numbers counts, not a title
         words = [w for cell in row for w in cell]
         one_run = sum(1 for cell in row if cell) == 1 and _centred(words, left, right, seps, runs)
         if not (one_run or _spaced_title(words, left, right, seps, grid[head:])):
