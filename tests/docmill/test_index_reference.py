@@ -70,7 +70,8 @@ def index(tmp_path_factory, embedder):
 def reference(index, query, mode, weights=None, k=10, fetch_k=100, fusion="rrf"):
     """(chunk id, score) of the top k, computed the long way. Hybrid search with one retriever
     weighted 0 is the other retriever alone, with its own scores. ``fusion`` "zscore": each side's
-    scores as standard scores over its list, less its lowest, averaged with the weights."""
+    scores as standard scores over its list, less its lowest, averaged with the weights; a BM25
+    list shorter than ``fetch_k`` is every chunk holding a query word, so the rest count as 0s."""
     from indexers.dense.embedder import search_faiss
 
     bm25 = index.bm25.top_k(index.tokenizer(query), fetch_k)
@@ -91,6 +92,8 @@ def reference(index, query, mode, weights=None, k=10, fetch_k=100, fusion="rrf")
     total = weights["bm25"] + weights["vector"]
     for name, pairs in (("bm25", bm25), ("vector", vector)):
         values = np.array([s for _, s in pairs], dtype=np.float64)
+        if name == "bm25" and len(values) < fetch_k:
+            values = np.concatenate([values, np.zeros(fetch_k - len(values))])
         for rank, (row, value) in enumerate(pairs, start=1):
             if fusion == "rrf":
                 score[row] = score.get(row, 0.0) + weights[name] / (rrf_k + rank)
