@@ -3,9 +3,11 @@ against one ephemeral server per session with a temporary PREFECT_HOME."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -24,6 +26,9 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ["DOCMILL_CACHE_DIR"] = tempfile.mkdtemp(prefix="docmill-cache-")
 # Prefect reads its home at import: a fresh one per session keeps tests off the user's profile/DB.
 os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="docmill-prefect-")
+# both go with the session (the ONNX export is ~140 MB: left behind, runs filled /tmp)
+for _folder in (os.environ["DOCMILL_CACHE_DIR"], os.environ["PREFECT_HOME"]):
+    atexit.register(shutil.rmtree, _folder, True)
 
 REPO = Path(__file__).resolve().parent.parent
 FAKES_PATH = Path(__file__).resolve().parent / "flows" / "fakes.py"
