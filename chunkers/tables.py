@@ -88,7 +88,10 @@ def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
             text = f"{title}\n{text}"
         lines = None
         if block.lines and first_body_line is not None and rows:
-            lines = (first_body_line + start, min(block.lines[1], first_body_line + start + len(rows) - 1))
+            # within the block's lines, also where its rows are fewer lines than the layout says
+            # (a parser's block, not a pipe table's source: the fuzz tests found (3, 1))
+            first = min(first_body_line + start, block.lines[1])
+            lines = (first, min(block.lines[1], max(first, first_body_line + start + len(rows) - 1)))
         elif block.lines:
             lines = block.lines
         pages = _row_pages(block, start, len(rows))

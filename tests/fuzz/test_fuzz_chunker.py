@@ -84,3 +84,15 @@ def test_chunker_is_total_and_keeps_locations(doc: ParsedDocument, max_tokens: i
             assert low <= chunk.lines[0] <= chunk.lines[1] <= high, chunk
         if chunk.pages is not None:
             assert pages and min(pages) <= chunk.pages[0] <= chunk.pages[1] <= max(pages), chunk
+
+
+def test_a_table_block_with_fewer_lines_than_rows_keeps_its_chunks_inside_it() -> None:
+    """The case hypothesis found: a one-line table block whose table has a header and a body row;
+    its chunk cited lines (3, 1), past the block and reversed."""
+    from parsers.model import Block, ParsedDocument, Table
+
+    table = Table(rows=(("a",), ("b",)), header_rows=1)
+    block = Block(kind="table", text="", heading_path=("0",), lines=(1, 1), table=table)
+    doc = ParsedDocument(doc_id="0", path="0", parser="markdown", sha256="0" * 64, blocks=(block,))
+    for chunk in chunk_document(doc, ChunkOptions(max_tokens=16)):
+        assert chunk.lines is not None and 1 <= chunk.lines[0] <= chunk.lines[1] <= 1, chunk
