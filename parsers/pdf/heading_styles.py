@@ -109,8 +109,7 @@ class HeadingStyles:
         for segs in pages:
             marked = sorted((s for s in segs if style_of(s) in self.styles), key=lambda s: s.top)
             for a, b in zip(marked, marked[1:], strict=False):
-                overlap = min(a.bottom, b.bottom) - max(a.top, b.top)
-                if overlap > 0.5 * min(a.height, b.height) and style_of(a) == style_of(b):
+                if layout.on_one_line(a, b) and style_of(a) == style_of(b):
                     cells.update((a, b))
         return cells
 

@@ -37,6 +37,16 @@ class Segment:
         return (self.top + self.bottom) / 2
 
 
+def vertical_overlap(a: Segment, b: Segment) -> float:
+    """How far ``a`` and ``b`` overlap vertically (negative: the gap between them)."""
+    return min(a.bottom, b.bottom) - max(a.top, b.top)
+
+
+def on_one_line(a: Segment, b: Segment, share: float = 0.5) -> bool:
+    """``a`` and ``b`` overlap vertically by over ``share`` of the smaller height."""
+    return vertical_overlap(a, b) > share * min(a.height, b.height)
+
+
 def words_to_segments(
     words: Iterable[Segment], gap_ratio: float = 1.2, narrow_ratio: float = 0.6, min_lines: int = 5
 ) -> list[Segment]:
@@ -49,8 +59,7 @@ def words_to_segments(
     for word in sorted(words, key=lambda w: (w.top, w.x0)):
         for line in reversed(lines[-4:]):
             ref = line[0]
-            overlap = min(ref.bottom, word.bottom) - max(ref.top, word.top)
-            if overlap > 0.5 * min(ref.height, word.height):
+            if on_one_line(ref, word):
                 line.append(word)
                 break
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from parsers.pdf.text_layout import Segment
+from parsers.pdf.text_layout import Segment, vertical_overlap
 
 W = TypeVar("W", bound=Segment)
 
@@ -31,10 +31,10 @@ def rehome_lone_words(lines: list[list[W]]) -> None:
             gap = min((_h_gap(word, w) for w in rest), default=0.0)
             if gap <= GUTTER * max(word.size, 1.0):
                 continue
-            best, target = max(_v_overlap(word, w) for w in rest), None
+            best, target = max(vertical_overlap(word, w) for w in rest), None
             for k in (i - 1, i + 1):
                 if 0 <= k < len(lines):
-                    score = max((_v_overlap(word, w) for w in lines[k]), default=0.0)
+                    score = max((vertical_overlap(word, w) for w in lines[k]), default=0.0)
                     if score > best + 0.1 * word.height:
                         best, target = score, k
             if target is not None:
@@ -58,7 +58,3 @@ def _any_lone(line: Sequence[Segment]) -> bool:
 
 def _h_gap(a: Segment, b: Segment) -> float:
     return max(b.x0 - a.x1, a.x0 - b.x1, 0.0)
-
-
-def _v_overlap(a: Segment, b: Segment) -> float:
-    return min(a.bottom, b.bottom) - max(a.top, b.top)

@@ -16,7 +16,7 @@ from parsers.pdf import rtl as bidi_text
 from parsers.pdf.tables.lone_words import rehome_lone_words
 from parsers.pdf.tables.row_spans import SPAN_PITCH, lift_centred, row_pitch
 from parsers.pdf.tables.unruled_guards import counts_columns, is_figure, is_numeric
-from parsers.pdf.text_layout import Segment
+from parsers.pdf.text_layout import Segment, on_one_line, vertical_overlap
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def group_lines(words: Iterable[Word]) -> list[list[Word]]:
     lines: list[list[Word]] = []
     for word in sorted(words, key=lambda w: (w.top, w.x0)):
         for line in reversed(lines[-4:]):
-            if _overlap(line[0], word):
+            if on_one_line(line[0], word):
                 line.append(word)
                 break
         else:
@@ -89,17 +89,12 @@ def group_lines(words: Iterable[Word]) -> list[list[Word]]:
     return [sorted(line, key=lambda w: w.x0) for line in lines if line]
 
 
-def _overlap(a: Word, b: Word, share: float = 0.5) -> bool:
-    """``a`` and ``b`` overlap vertically by over ``share`` of the smaller height."""
-    return min(a.bottom, b.bottom) - max(a.top, b.top) > share * min(a.height, b.height)
-
-
 def _flush(a: Word, b: Word) -> bool:
     """``b`` is set against the end of ``a`` (within half a point, no space) on its line: nearly
     level with it, both one line tall (a chart's axis labels stacked glyph over glyph come as
     words several lines tall, side by side)."""
     one_line = all(w.height <= 1.5 * max(w.size, 1.0) for w in (a, b))
-    return one_line and abs(b.x0 - a.x1) <= 0.5 and _overlap(a, b, 0.8)
+    return one_line and abs(b.x0 - a.x1) <= 0.5 and on_one_line(a, b, 0.8)
 
 
 def _attach_scripts(lines: list[list[Word]], reach: int = 3) -> None:
@@ -117,11 +112,7 @@ def _attach_scripts(lines: list[list[Word]], reach: int = 3) -> None:
 
 def _script_of(base: Word, word: Word) -> bool:
     """``word`` is smaller than ``base``, touches its end and overlaps it vertically."""
-    return (
-        word.size < 0.9 * base.size
-        and touching(base, word)
-        and min(base.bottom, word.bottom) - max(base.top, word.top) > 0
-    )
+    return word.size < 0.9 * base.size and touching(base, word) and vertical_overlap(base, word) > 0
 
 
 def word_count(chunk: Chunk) -> int:
