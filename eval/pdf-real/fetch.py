@@ -133,7 +133,7 @@ def _from_debian(src: dict, debs: Path) -> bytes:
         return member.read()
 
 
-def _read(src: dict, url: str, debs: Path) -> bytes:
+def _read(src: dict, debs: Path) -> bytes:
     if "debian" in src:
         return _from_debian(src, debs)
     mirrors = os.environ.get("PDF_REAL_MIRRORS")
@@ -142,6 +142,7 @@ def _read(src: dict, url: str, debs: Path) -> bytes:
         clone = clone / "repo" if (clone / "repo").is_dir() else clone  # snapshots keep the git dir in repo/
         show = ["git", "-C", str(clone), "show", f"{src['commit']}:{src['path']}"]
         return subprocess.run(show, check=True, capture_output=True).stdout  # noqa: S603 (fixed argv)
+    url = f"https://raw.githubusercontent.com/{src['repo']}/{src['commit']}/{quote(src['path'])}"
     with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 (pinned https URL)
         return response.read()
 
@@ -158,9 +159,8 @@ def main() -> None:
         if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == SHA256[name]:
             continue
         where = src.get("repo") or f"debian:{src['debian']}={src['version']}"
-        url = f"https://raw.githubusercontent.com/{where}/{src.get('commit')}/{quote(src['path'])}"
         try:
-            data = _read(src, url, debs)
+            data = _read(src, debs)
         except (OSError, StopIteration, tarfile.TarError, subprocess.CalledProcessError) as exc:
             missing.setdefault(where, []).append(f"{name} ({type(exc).__name__})")
             continue
