@@ -5,6 +5,7 @@ branch's base, d50acc4); the drawn guards (named so) pass on both."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from reportlab.lib.pagesizes import A4
@@ -39,6 +40,20 @@ BODY = [
 ]
 
 
+def _between_prose(
+    path: Path, draw: Callable[[canvas.Canvas], None], size: float = SIZE, lines: int = 3, below: float = 420
+) -> list[Rows]:
+    """A page of ``lines`` prose lines, what ``draw`` draws, ``lines`` more from ``below`` pt
+    under the top; parsed."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, size)
+    _prose(c, HEIGHT - 80, lines)
+    draw(c)
+    _prose(c, HEIGHT - below, lines)
+    c.save()
+    return _parse(path)
+
+
 def _grouped(c: canvas.Canvas, top: float, pitch: float = 24.0) -> None:
     """A table with a two-line group label over a short rule that covers only the two narrow
     figure columns (right edges 230 and 268) under it; the total column far to the right, so
@@ -70,14 +85,7 @@ def test_group_rule_over_narrow_figure_columns_spans_them(tmp_path: Path) -> Non
     rule counted as covering one column, the header was not read by the rules, and the group
     label's lines and the sub-labels came out as four header rows with the label's second
     line in the wrong column."""
-    path = tmp_path / "group.pdf"
-    c = canvas.Canvas(str(path), pagesize=A4)
-    c.setFont(FONT, SIZE)
-    _prose(c, HEIGHT - 80, 3)
-    _grouped(c, HEIGHT - 170)
-    _prose(c, HEIGHT - 420, 3)
-    c.save()
-    assert _parse(path) == [
+    assert _between_prose(tmp_path / "group.pdf", lambda c: _grouped(c, HEIGHT - 170)) == [
         [
             ("Distribution type", "Share of responses in", "", "Total number of trials"),
             ("", "Early", "Late", ""),
@@ -113,13 +121,7 @@ def _items(c: canvas.Canvas, top: float, group: bool) -> None:
 
 
 def _items_page(path: Path, group: bool) -> list[Rows]:
-    c = canvas.Canvas(str(path), pagesize=A4)
-    c.setFont(FONT, SIZE)
-    _prose(c, HEIGHT - 80, 3)
-    _items(c, HEIGHT - 180, group)
-    _prose(c, HEIGHT - 420, 3)
-    c.save()
-    return _parse(path)
+    return _between_prose(path, lambda c: _items(c, HEIGHT - 180, group))
 
 
 def test_group_label_over_a_group_rule_above_the_header_is_a_header_row(tmp_path: Path) -> None:
@@ -168,13 +170,7 @@ def _numbered(c: canvas.Canvas, top: float, numbers: tuple[str, ...]) -> None:
 
 
 def _numbered_page(path: Path, numbers: tuple[str, ...]) -> list[Rows]:
-    c = canvas.Canvas(str(path), pagesize=A4)
-    c.setFont(FONT, 9)
-    _prose(c, HEIGHT - 80, 2)
-    _numbered(c, HEIGHT - 160, numbers)
-    _prose(c, HEIGHT - 400, 2)
-    c.save()
-    return _parse(path)
+    return _between_prose(path, lambda c: _numbered(c, HEIGHT - 160, numbers), size=9, lines=2, below=400)
 
 
 def test_line_of_column_numbers_is_header_and_centred_labels_go_up(tmp_path: Path) -> None:
