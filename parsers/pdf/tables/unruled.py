@@ -43,7 +43,14 @@ from parsers.pdf.tables.unruled_cells import (
     lift_row_spans,
     trim_tail,
 )
-from parsers.pdf.tables.unruled_columns import CHUNK_GAP, TIGHT_GAP, build_grid, column_separators, separators
+from parsers.pdf.tables.unruled_columns import (
+    CHUNK_GAP,
+    TIGHT_GAP,
+    build_grid,
+    column_separators,
+    part_over_unlabelled,
+    separators,
+)
 from parsers.pdf.tables.unruled_frame import frame
 from parsers.pdf.tables.unruled_guards import is_data_table, is_figure, is_numeric
 from parsers.pdf.tables.unruled_header import (
@@ -305,6 +312,8 @@ def table_from_block(
     if not spans:  # labels centred beside wrapped ones, labels wrapped over two lines: one cell each
         grid, header = join_wrapped_header(*lift_centred_labels(grid, header))
     grid = lift_column_spans(grid, header)
+    if not spans and not mirrored:  # two tight labels a word space apart, the second column unlabelled
+        grid = part_over_unlabelled(grid, header)
     used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
     grid = [[row[j] for j in used] for row in grid]
     names = column_names(grid, header, kept_spans(spans, used)) if spans else ()

@@ -1,0 +1,99 @@
+"""Table layouts of issue 24 (session 16), drawn anew with reportlab (no dev-set page copied) and
+read through the PDF parser. The behaviour tests failed on the code before session 16 (main at
+d06bc2b); the drawn guards (named so) pass on both."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+from parsers.options import ParseOptions
+from parsers.pdf import parser as pdf
+from parsers.source import SourceFile
+
+FONT, SIZE = "Helvetica", 8
+HEIGHT = A4[1]
+
+Rows = list[tuple[str, ...]]
+
+
+def _parse(path: Path) -> list[Rows]:
+    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
+    tables = [b.table for b in doc.blocks if b.table is not None]
+    return [[tuple(" ".join(c.split()) for c in r) for r in (*t.header, *t.body)] for t in tables]
+
+
+PROSE = "The goods were delivered in one parcel, and the account was settled by card on the day."
+
+
+def _prose(c: canvas.Canvas, y: float, lines: int) -> None:
+    for k in range(lines):
+        c.drawString(50, y - 12 * k, PROSE)
+
+
+# --- tight labels over a column of its own --------------------------------------------------------
+
+ITEMS: Rows = [
+    ("A100", "Filter cartridge, two pack", "12,50", "9 %", "2 PCS", "25,00"),
+    ("B220", "Descaler, one litre", "7,95", "21 %", "1 PCS", "7,95"),
+    ("C310", "Cleaning brush", "3,20", "21 %", "4 PCS", "12,80"),
+]
+
+
+def _item_table(c: canvas.Canvas, top: float, labels: tuple[str, ...]) -> None:
+    """An invoice's item table: the code and description flush left, the figures flush right;
+    the rate and quantity labels set a word space apart ("VAT" ends where its figures end,
+    "Quantity" starts right after it and ends where the quantities end); with five labels, the
+    fourth centred over both columns."""
+    space = c.stringWidth(" ", FONT, SIZE)
+    quantity = 330 + space  # the quantity label starts a word space after the rate label
+    rights = (0.0, 0.0, 300.0, 330.0, quantity + c.stringWidth("Quantity", FONT, SIZE) - 3, 450.0)
+    lefts = (50.0, 100.0)
+    y = top
+    for j, text in enumerate(labels):
+        if j < 2:
+            c.drawString(lefts[j], y, text)
+        elif len(labels) == 5 and j == 3:
+            c.drawCentredString((315 + rights[4]) / 2, y, text)
+        elif len(labels) == 5:
+            c.drawRightString(rights[j + (j == 4)], y, text)
+        elif j == 4:
+            c.drawString(quantity, y, text)
+        else:
+            c.drawRightString(rights[j], y, text)
+    c.line(50, y - 3, 450, y - 3)
+    for row in ITEMS:
+        y -= 12
+        for j, text in enumerate(row):
+            if j < 2:
+                c.drawString(lefts[j], y, text)
+            else:
+                c.drawRightString(rights[j], y, text)
+
+
+def _items_page(path: Path, labels: tuple[str, ...]) -> list[Rows]:
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    _prose(c, HEIGHT - 80, 3)
+    _item_table(c, HEIGHT - 150, labels)
+    _prose(c, HEIGHT - 260, 3)
+    c.save()
+    return _parse(path)
+
+
+def test_tight_labels_over_an_unlabelled_column_are_two_cells(tmp_path: Path) -> None:
+    """ "VAT" ends at its column's right edge and "Quantity" starts a word space after it, over
+    the next column, which has no label of its own: before, the two labels were one cell
+    ("VAT Quantity") and the quantity column had an empty header."""
+    labels = ("Code", "Description", "Price", "VAT", "Quantity", "Amount")
+    assert _items_page(tmp_path / "tight.pdf", labels) == [[labels, *ITEMS]]
+
+
+def test_guard_a_label_centred_over_two_columns_stays_whole(tmp_path: Path) -> None:
+    """A label centred over the rate and quantity columns (its word gap over the white strip
+    between them, its first word reaching past the rate figures) spans both: one cell, in the
+    first."""
+    labels = ("Code", "Description", "Price", "Tax and count", "Amount")
+    assert _items_page(tmp_path / "centred.pdf", labels) == [[(*labels[:4], "", labels[4]), *ITEMS]]
