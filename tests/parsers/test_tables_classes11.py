@@ -97,3 +97,61 @@ def test_guard_a_label_centred_over_two_columns_stays_whole(tmp_path: Path) -> N
     first."""
     labels = ("Code", "Description", "Price", "Tax and count", "Amount")
     assert _items_page(tmp_path / "centred.pdf", labels) == [[(*labels[:4], "", labels[4]), *ITEMS]]
+
+
+# --- a title with a note flush right on its line ---------------------------------------------------
+
+REGIONS: Rows = [
+    ("North", "1,204", "1,311", "8.9"),
+    ("South", "986", "1,020", "3.4"),
+    ("East", "1,502", "1,488", "-0.9"),
+    ("West", "744", "802", "7.8"),
+]
+RIGHTS = (250.0, 320.0, 390.0)
+
+
+LABELS = ("Region", "2015", "2016", "Change %")
+
+
+def _region_table(
+    c: canvas.Canvas, top: float, title: tuple[str, str] | None, labels: tuple[str, ...]
+) -> None:
+    """A report table at one line spacing: (``title``) a title flush left at the table's left
+    edge and a note flush right at its right edge on one line, then the column labels and rows."""
+    y = top
+    if title is not None:
+        c.drawString(50, y, title[0])
+        c.drawRightString(RIGHTS[-1], y, title[1])
+        y -= 12
+    for row in [labels, *REGIONS]:
+        c.drawString(50, y, row[0])
+        for x, text in zip(RIGHTS, row[1:], strict=True):
+            c.drawRightString(x, y, text)
+        y -= 12
+
+
+def _regions_page(path: Path, title: tuple[str, str] | None, labels: tuple[str, ...] = LABELS) -> list[Rows]:
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    _prose(c, HEIGHT - 80, 3)
+    _region_table(c, HEIGHT - 140, title, labels)
+    _prose(c, HEIGHT - 260, 3)
+    c.save()
+    return _parse(path)
+
+
+def test_title_with_a_note_flush_right_is_no_header_row(tmp_path: Path) -> None:
+    """A title flush left over the first columns and a note flush right over the last, on one
+    line right above the column labels: before, the line was a header row."""
+    tables = _regions_page(
+        tmp_path / "note.pdf", ("Sales by region, fiscal years 2015 and 2016", "in thousands")
+    )
+    assert tables == [[LABELS, *REGIONS]]
+
+
+def test_guard_wrapped_first_and_last_labels_stay_header(tmp_path: Path) -> None:
+    """The first line of two wrapped labels, the stub's and the last column's, on a line of its
+    own: the stub label stays inside its column, so the line is labels, not a title and a note."""
+    tables = _regions_page(tmp_path / "wrapped.pdf", ("Sales", "Change"), ("Region", "2015", "2016", "in %"))
+    assert len(tables) == 1 and tables[0][2:] == REGIONS
+    assert "Sales" in " ".join(tables[0][0]) and "Change" in " ".join(tables[0][0])
