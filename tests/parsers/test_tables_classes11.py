@@ -155,3 +155,41 @@ def test_guard_wrapped_first_and_last_labels_stay_header(tmp_path: Path) -> None
     tables = _regions_page(tmp_path / "wrapped.pdf", ("Sales", "Change"), ("Region", "2015", "2016", "in %"))
     assert len(tables) == 1 and tables[0][2:] == REGIONS
     assert "Sales" in " ".join(tables[0][0]) and "Change" in " ".join(tables[0][0])
+
+
+# --- a key table of two lines ---------------------------------------------------------------------
+
+KEYS = ("Customer", "Order", "Invoice date", "Invoice", "Due date")
+VALUES = ("CU0303006280", "OR000000444", "8-9-2022", "INV1005193039", "22-9-2022")
+KEY_X = (50.0, 150.0, 250.0, 340.0, 420.0)
+
+
+def _key_page(path: Path, value_size: float = SIZE) -> list[Rows]:
+    """An invoice: a title, a line of keys over a line of their values (each value flush left
+    under its key), a line gap, the item table, prose."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica-Bold", 14)
+    c.drawString(50, HEIGHT - 70, "Invoice copy")
+    for x, key in zip(KEY_X, KEYS, strict=True):
+        c.setFont(FONT, SIZE)
+        c.drawString(x, HEIGHT - 90, key)
+        c.setFont(FONT, value_size)
+        c.drawString(x, HEIGHT - 90 - 5 - value_size, VALUES[KEY_X.index(x)])
+    c.setFont(FONT, SIZE)
+    _item_table(c, HEIGHT - 150, ("Code", "Description", "Price", "VAT", "Qty", "Amount"))
+    _prose(c, HEIGHT - 260, 3)
+    c.save()
+    return _parse(path)
+
+
+def test_a_line_of_keys_over_a_line_of_values_is_a_table(tmp_path: Path) -> None:
+    """Five keys over five values, each value under its key, standing apart from the item table
+    below: before, a block needed three lines of two cells or more, so the pair was prose."""
+    tables = _key_page(tmp_path / "keys.pdf")
+    assert tables == [[KEYS, VALUES], [("Code", "Description", "Price", "VAT", "Qty", "Amount"), *ITEMS]]
+
+
+def test_guard_key_figures_in_large_type_under_labels_are_no_table(tmp_path: Path) -> None:
+    """The same keys over values set in large type (key figures on a report's cover): no table."""
+    tables = _key_page(tmp_path / "figures.pdf", value_size=20)
+    assert tables == [[("Code", "Description", "Price", "VAT", "Qty", "Amount"), *ITEMS]]
