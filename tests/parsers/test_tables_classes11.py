@@ -193,3 +193,57 @@ def test_guard_key_figures_in_large_type_under_labels_are_no_table(tmp_path: Pat
     """The same keys over values set in large type (key figures on a report's cover): no table."""
     tables = _key_page(tmp_path / "figures.pdf", value_size=20)
     assert tables == [[("Code", "Description", "Price", "VAT", "Qty", "Amount"), *ITEMS]]
+
+
+# --- two open-frame tables of one width, close together ------------------------------------------
+
+STATIONS: Rows = [("Station", "Region", "Height"), ("Alder", "North", "120 m"), ("Birch", "South", "85 m")]
+READINGS: Rows = [("Reading", "Date", "Value"), ("Alder", "2 May", "14.2"), ("Birch", "3 May", "11.8")]
+COLUMNS = (50.0, 180.0, 290.0, 400.0)
+PITCH = 16.0
+
+
+def _ruled(c: canvas.Canvas, top: float, rows: Rows, sides: bool) -> float:
+    """``rows`` ruled above and under each row and between the columns; (``sides``) the side
+    borders drawn too. The y of the last rule."""
+    bottom = top - len(rows) * PITCH
+    for k in range(len(rows) + 1):
+        c.line(COLUMNS[0], top - k * PITCH, COLUMNS[-1], top - k * PITCH)
+    for x in COLUMNS if sides else COLUMNS[1:-1]:
+        c.line(x, top, x, bottom)
+    for k, row in enumerate(rows):
+        for x, text in zip(COLUMNS, row, strict=False):
+            c.drawString(x + 4, top - k * PITCH - 11, text)
+    return bottom
+
+
+def _two_grids_page(path: Path, gap: float) -> list[Rows]:
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, 9)
+    c.drawString(50, HEIGHT - 60, "The first table lists the stations, the second the readings of each.")
+    bottom = _ruled(c, HEIGHT - 80, STATIONS, sides=False)
+    _ruled(c, bottom - gap, READINGS, sides=False)
+    c.save()
+    return _parse(path)
+
+
+def test_two_open_frame_tables_close_together_are_two_tables(tmp_path: Path) -> None:
+    """Two tables ruled between their rows and columns, no side borders, of one width, 20 pt
+    apart with nothing between: the frame line implied down their rule ends ran over both, and
+    they were one grid (the white between them an empty row, dropped)."""
+    assert _two_grids_page(tmp_path / "two.pdf", 20) == [STATIONS, READINGS]
+
+
+def test_guard_a_blank_row_inside_a_bordered_table_stays_inside(tmp_path: Path) -> None:
+    """One table with its side borders drawn and a blank row over its whole width between two
+    groups of rows (no column rules there): one table, as drawn."""
+    path = tmp_path / "blank.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, 9)
+    top = HEIGHT - 80
+    bottom = _ruled(c, top, STATIONS, sides=True)
+    c.line(COLUMNS[0], bottom, COLUMNS[0], bottom - PITCH)
+    c.line(COLUMNS[-1], bottom, COLUMNS[-1], bottom - PITCH)
+    _ruled(c, bottom - PITCH, READINGS[1:], sides=True)
+    c.save()
+    assert _parse(path) == [[*STATIONS, *READINGS[1:]]]

@@ -111,7 +111,8 @@ def _frame_runs(
     the framed one's border then covers most of it; so inside such a drawn run, the parts whose
     consecutive rules are all bridged by inner rules (one ruled grid) are judged on their own.
     (Two open-frame tables of one width within ``max_gap`` still get one line over both; the
-    grid is cut again at the second table's caption, ``ruled.split_at_captions``.)"""
+    grid is cut again at the second table's caption, or at the empty band between them when
+    their sides are open, ``ruled.split_at_captions``.)"""
     runs = _implied(rules, keys, end, crossing, crossing_keys, tolerance, min_edges, max_gap)
     out = [r for r in runs if not _drawn(crossing, *crossing_keys, *r[:3], tolerance)]
     drawn = [r for r in runs if r not in out]
