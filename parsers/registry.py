@@ -56,7 +56,9 @@ PARSER_VERSIONS: dict[str, int] = {
     # off the group rules keep their line's column; a one-label line over a group rule is a header
     # line; a line of column numbers "(1) (2) (3)" over figures is a header line)
     # 11: session 16's (two tight header labels a word space apart, the next column unlabelled,
-    # are two cells)
+    # are two cells; a title with a note flush right is no header row; a line of keys over a line
+    # of values is a table; two open-frame grids close together are cut at the empty band between
+    # them; ZapfDingbats glyphs without a Unicode map are read by the font's standard encoding)
     "pdf": 11,
     "records": 1,
     "code": 1,

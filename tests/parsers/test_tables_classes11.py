@@ -4,6 +4,7 @@ d06bc2b); the drawn guards (named so) pass on both."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from reportlab.lib.pagesizes import A4
@@ -247,3 +248,74 @@ def test_guard_a_blank_row_inside_a_bordered_table_stays_inside(tmp_path: Path) 
     _ruled(c, bottom - PITCH, READINGS[1:], sides=True)
     c.save()
     assert _parse(path) == [[*STATIONS, *READINGS[1:]]]
+
+
+# --- check marks from the ZapfDingbats font ------------------------------------------------------
+
+MODELS: Rows = [("Random", "7", "✗", "47.0"), ("Gold", "7", "✓", "51.1"), ("Gold", "31", "✓", "52.1")]
+
+
+def test_dingbat_marks_without_a_unicode_map_are_read(tmp_path: Path) -> None:
+    """A results table whose marks are ZapfDingbats glyphs (codes 0x33 and 0x37, pifont's
+    ``\\ding{51}`` and ``\\ding{55}``), the font giving no Unicode: before, the marks were dropped
+    and their column's label joined the next ("#N IB" over the figures)."""
+    path = tmp_path / "marks.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Times-Roman", 9)
+    _prose(c, HEIGHT - 80, 3)
+    xs = (50.0, 120.0, 150.0, 200.0)
+    y = HEIGHT - 140
+    for row in [("Type", "#N", "IB", "Top-5"), *MODELS]:
+        for k, (x, text) in enumerate(zip(xs, row, strict=True)):
+            if k == 2 and row[0] != "Type":
+                c.setFont("ZapfDingbats", 9)
+                c.drawString(x, y, text)  # written as the font's codes 0x33 and 0x37
+                c.setFont("Times-Roman", 9)
+            else:
+                c.drawString(x, y, text)
+        y -= 12
+    _prose(c, y - 30, 3)
+    c.save()
+    _name_dingbats(path)
+    assert _parse(path) == [[("Type", "#N", "IB", "Top-5"), *MODELS]]
+
+
+DINGBATS_FONT = (
+    b"%!PS-AdobeFont-1.0: Dingbats 002.000\n/Encoding 256 array\n"
+    b"0 1 255 {1 index exch /.notdef put} for\ndup 51 /a20 put\ndup 55 /a24 put\nreadonly def\n"
+)
+
+
+def _name_dingbats(path: Path) -> None:
+    """The file's ZapfDingbats font made an embedded subset ("ABCDEF+Dingbats") whose font
+    program names its codes' glyphs by the font's own names (/a20, /a24: outside the Adobe glyph
+    list) and no ToUnicode map, as LaTeX's pifont embeds it: the PDF reader finds no Unicode for
+    them (``(cid:51)``). Only the program's header is written (the reader takes the encoding
+    from it); the cross-reference table is rewritten for the longer file."""
+    data = path.read_bytes()
+    head, _, tail = data.partition(b"\nxref\n")
+    size = int(re.search(rb"/Size (\d+)", tail).group(1))  # type: ignore[union-attr]
+    font, program = size, size + 1
+    head = head.replace(
+        b"/BaseFont /ZapfDingbats",
+        b"/BaseFont /ABCDEF+Dingbats /FirstChar 51 /LastChar 55 /Widths [ 834 0 0 0 838 ] "
+        b"/FontDescriptor %d 0 R" % font,
+        1,
+    )
+    head += (
+        b"\n%d 0 obj\n<< /Type /FontDescriptor /FontName /ABCDEF+Dingbats /Flags 4 "
+        b"/FontBBox [ -1 -143 981 820 ] /ItalicAngle 0 /Ascent 820 /Descent -143 /CapHeight 820 "
+        b"/StemV 90 /FontFile %d 0 R >>\nendobj" % (font, program)
+    )
+    head += b"\n%d 0 obj\n<< /Length %d /Length1 %d /Length2 0 /Length3 0 >>\nstream\n" % (
+        program,
+        len(DINGBATS_FONT),
+        len(DINGBATS_FONT),
+    )
+    head += DINGBATS_FONT + b"\nendstream\nendobj"
+    offsets = {int(m.group(1)): m.start(1) for m in re.finditer(rb"(?m)^(\d+) 0 obj", head)}
+    table = b"".join(b"%010d 00000 n \n" % offsets[k] for k in sorted(offsets))
+    trailer = tail[tail.index(b"trailer") :].replace(b"/Size %d" % size, b"/Size %d" % (size + 2))
+    trailer = re.sub(rb"startxref\s+\d+", b"startxref\n%d" % (len(head) + 1), trailer)
+    xref = b"xref\n0 %d\n0000000000 65535 f \n" % (len(offsets) + 1) + table
+    path.write_bytes(head + b"\n" + xref + trailer)
