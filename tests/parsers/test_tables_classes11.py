@@ -319,3 +319,70 @@ def _name_dingbats(path: Path) -> None:
     trailer = re.sub(rb"startxref\s+\d+", b"startxref\n%d" % (len(head) + 1), trailer)
     xref = b"xref\n0 %d\n0000000000 65535 f \n" % (len(offsets) + 1) + table
     path.write_bytes(head + b"\n" + xref + trailer)
+
+
+# --- a table ruled at its top and under its header, column rules down its body ----------------
+
+COSTS: Rows = [
+    ("Action", "Labor cost", "Parts cost", "Cost per product", "Cost on operators"),
+    ("Software update", "1 work-hour", "$0", "$85", "$6,205"),
+    ("Manual revision", "1 work-hour", "$0", "$85", "$6,205"),
+    ("Sensor test", "2 work-hours", "$10", "$180", "$13,140"),
+]
+COST_X = (45.0, 190.0, 330.0, 410.0, 490.0, 567.0)
+
+
+def _cost_table(c: canvas.Canvas, top: float, rows: Rows) -> None:
+    """``rows`` under a rule across the table at ``top``, a rule under the header; rules between
+    the columns from the top rule to the last row's foot; no side rules, none under the rows."""
+    c.line(COST_X[0], top, COST_X[-1], top)
+    c.line(COST_X[0], top - 16, COST_X[-1], top - 16)
+    bottom = top - 16 - 12 * (len(rows) - 1) - 4
+    for x in COST_X[1:-1]:
+        c.line(x, top, x, bottom)
+    y = top - 11
+    for k, row in enumerate(rows):
+        for x, text in zip(COST_X, row, strict=False):
+            c.drawString(x + 3, y, text)
+        y -= 16 if k == 0 else 12
+
+
+def _three_columns(c: canvas.Canvas, top: float, lines: int) -> None:
+    for x in (45.0, 225.0, 405.0):
+        for k in range(lines):
+            c.drawString(x, top - 11 * k, "the operators estimate the cost of")
+
+
+def test_table_with_column_rules_and_open_sides_keeps_its_outer_columns(tmp_path: Path) -> None:
+    """Under three text columns, a table ruled across at its top and under its header, with rules
+    between its columns down to its last row and none at its sides nor under it: the line closing
+    the column rules' feet was implied only between the outermost column rules, so the grid held
+    the middle columns and the outer ones were read apart (two tables)."""
+    path = tmp_path / "costs.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    _three_columns(c, HEIGHT - 60, 12)
+    _cost_table(c, HEIGHT - 220, COSTS)
+    c.save()
+    assert _parse(path) == [COSTS]
+
+
+def test_a_continued_title_row_and_the_repeated_header_are_dropped(tmp_path: Path) -> None:
+    """The same table continued on the next page, a ruled band over it holding a title that says
+    so, then its header again: before, the title row and the repeated header stayed in as rows
+    (only a header repeated on the first rows was dropped)."""
+    path = tmp_path / "continued.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    _three_columns(c, HEIGHT - 60, 60)
+    _cost_table(c, 80, COSTS)
+    c.showPage()
+    c.setFont(FONT, SIZE)
+    top = HEIGHT - 60
+    c.line(COST_X[0], top + 16, COST_X[-1], top + 16)  # a band over the table holds the title
+    c.drawCentredString(306, top + 5, "ESTIMATED COSTS (continued)")
+    more = [("Wiring change", "79 work-hours", "$3,790", "$10,505", "$766,865")]
+    _cost_table(c, top, [COSTS[0], *more])
+    _three_columns(c, top - 60, 20)
+    c.save()
+    assert _parse(path) == [[*COSTS, *more]]
