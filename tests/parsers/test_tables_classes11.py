@@ -282,13 +282,13 @@ def test_dingbat_marks_without_a_unicode_map_are_read(tmp_path: Path) -> None:
 
 DINGBATS_FONT = (
     b"%!PS-AdobeFont-1.0: Dingbats 002.000\n/Encoding 256 array\n"
-    b"0 1 255 {1 index exch /.notdef put} for\ndup 51 /a20 put\ndup 55 /a24 put\nreadonly def\n"
+    b"0 1 255 {1 index exch /.notdef put} for\ndup 51 /a19 put\ndup 55 /a23 put\nreadonly def\n"
 )
 
 
 def _name_dingbats(path: Path) -> None:
     """The file's ZapfDingbats font made an embedded subset ("ABCDEF+Dingbats") whose font
-    program names its codes' glyphs by the font's own names (/a20, /a24: outside the Adobe glyph
+    program names its codes' glyphs by the font's own names (/a19, /a23: outside the Adobe glyph
     list) and no ToUnicode map, as LaTeX's pifont embeds it: the PDF reader finds no Unicode for
     them (``(cid:51)``). Only the program's header is written (the reader takes the encoding
     from it); the cross-reference table is rewritten for the longer file."""
