@@ -23,6 +23,7 @@ from pdfplumber.page import PDFPageAggregatorWithMarkedContent
 from pdfplumber.utils.exceptions import PdfminerException
 
 from parsers.pdf.char_dicts import CharRecord, CharStyle, ColorspaceNames, PageFrame, as_tuple, plain_marks
+from parsers.pdf.dingbats import dingbat_text, is_dingbats
 
 Glyphs = dict[int, tuple[str, float]]  # a font's glyphs met so far: cid -> (text, width)
 
@@ -160,12 +161,14 @@ class _CharDevice(PDFPageAggregatorWithMarkedContent):
         return glyph
 
     def _glyph_text(self, font: PDFFont, cid: int) -> str:
-        """The text of glyph ``cid``, or pdfminer's ``(cid:N)`` where the font does not say."""
+        """The text of glyph ``cid``, or pdfminer's ``(cid:N)`` where the font does not say (a
+        ZapfDingbats font without a Unicode map is read by its standard encoding)."""
         try:
             text = font.to_unichr(cid)
             assert isinstance(text, str), str(type(text))
         except PDFUnicodeNotDefined:
-            text = self.handle_undefined_char(font, cid)
+            dingbat = dingbat_text(cid) if is_dingbats(str(getattr(font, "fontname", ""))) else None
+            text = dingbat if dingbat is not None else self.handle_undefined_char(font, cid)
         return text
 
     def _style(self, fontname: str, upright: bool, ncs: PDFColorSpace, gs: PDFGraphicState) -> CharStyle:

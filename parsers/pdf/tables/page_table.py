@@ -45,9 +45,13 @@ _CONTINUED = re.compile(r"\bcont(?:inued|inues|d)?\b|\(cont", re.IGNORECASE)
 
 
 def merge_continuation(first: Table, more: Table) -> Table:
-    """``more``'s rows appended to ``first``, minus a repeated header (``first``'s title and
+    """``more``'s rows appended to ``first``, minus a repeated header, and a title row saying it
+    continues above it ("ESTIMATED COSTS—Continued", one cell filled) (``first``'s title and
     column names kept)."""
     rows = more.rows
+    titled = bool(rows) and sum(1 for c in rows[0] if c.strip()) == 1 and _CONTINUED.search(" ".join(rows[0]))
+    if titled and first.header_rows and rows[1 : 1 + first.header_rows] == first.header:
+        rows = rows[1:]
     if first.header_rows and rows[: first.header_rows] == first.header:
         rows = rows[first.header_rows :]
     return replace(first, rows=first.rows + rows)

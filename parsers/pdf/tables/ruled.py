@@ -360,7 +360,7 @@ def find_tables(page: Any) -> list[PageTable]:
         group
         for t in found
         for group in split_at_captions(
-            [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells], page.chars
+            [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells], page.chars, edges
         )
     ]
     for cells in groups:
@@ -397,12 +397,17 @@ def _one_column(cells: Sequence[BBox], tol: float = 2.0) -> bool:
     return len(cells) >= 2 and all(c[0] <= left + tol and c[2] >= right - tol for c in cells)
 
 
-def split_at_captions(cells: list[BBox], chars: Sequence[Char], tol: float = 2.0) -> list[list[BBox]]:
+def split_at_captions(
+    cells: list[BBox], chars: Sequence[Char], drawn: Sequence[Mapping[str, Any]] = (), tol: float = 2.0
+) -> list[list[BBox]]:
     """The cells of one grid, cut into the grids above and below each inner band of one cell over
     the whole width holding a table caption: two open-frame tables of one width close together get
     one implied frame line down both, and the ruled finder reads them as one grid with the second
     table's caption as a row ("Table 2: Staff by region"). The caption's band leaves both; it
-    becomes the lower table's title."""
+    becomes the lower table's title. Without a caption, an empty band between them is cut the
+    same way when no rule of ``drawn`` (the page's edges) closes one of its sides and both sides
+    have columns of their own (``_columns_on_both_sides``): a blank row inside a table drawn with
+    its side borders stays."""
     if len(cells) < 6:
         return [cells]
     left, top = min(c[0] for c in cells), min(c[1] for c in cells)
@@ -415,7 +420,8 @@ def split_at_captions(cells: list[BBox], chars: Sequence[Char], tol: float = 2.0
     cuts = []
     for band in bands:
         text = " ".join(cell_text([ch for ch in chars if centre_in(ch, band)]).split())
-        if TABLE_CAPTION.match(text):
+        gap = not text and _open_side(band, drawn, tol) and _columns_on_both_sides(cells, band, tol)
+        if TABLE_CAPTION.match(text) or gap:
             cuts.append(band)
     if not cuts:
         return [cells]
@@ -426,6 +432,37 @@ def split_at_captions(cells: list[BBox], chars: Sequence[Char], tol: float = 2.0
         rest = [c for c in rest if c[1] >= band[3] - tol]
     out.append(rest)
     return [group for group in out if group]
+
+
+def _open_side(band: BBox, drawn: Sequence[Mapping[str, Any]], tol: float) -> bool:
+    """No drawn vertical rule covers half of ``band``'s left side or of its right side (the frame
+    line the ruled finder ran down it was implied, or reached there from another table)."""
+    height = band[3] - band[1]
+    for x in (band[0], band[2]):
+        covered = sum(
+            max(0.0, min(band[3], float(v["bottom"])) - max(band[1], float(v["top"])))
+            for v in drawn
+            if v.get("orientation") == "v" and abs(float(v["x0"]) - x) <= tol
+        )
+        if covered < 0.5 * height:
+            return True
+    return False
+
+
+def _columns_on_both_sides(cells: Sequence[BBox], band: BBox, tol: float) -> bool:
+    """The rows right above and right below ``band`` (an empty band over the grid's whole width)
+    are each cut into two cells or more, and each side has two rows or more: the white between two
+    open-frame tables of one width with column rules of their own, which one implied frame line
+    joined, not a blank row of one table (a blank row between row groups has its column rules)."""
+    above = [c for c in cells if c[3] <= band[1] + tol]
+    below = [c for c in cells if c[1] >= band[3] - tol]
+    if not above or not below:
+        return False
+    last = [c for c in above if abs(c[3] - band[1]) <= tol]
+    first = [c for c in below if abs(c[1] - band[3]) <= tol]
+    rows_above = {round(c[1]) for c in above}
+    rows_below = {round(c[1]) for c in below}
+    return len(last) >= 2 and len(first) >= 2 and len(rows_above) >= 2 and len(rows_below) >= 2
 
 
 def _titled_by_captions(

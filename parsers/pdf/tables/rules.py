@@ -93,7 +93,44 @@ def missing_frame_lines(
         for end in ("top", "bottom")
         for at, lo, hi, n in _frame_runs(vertical, _V, end, horizontal, _H, tolerance, min_edges, max_gap)
     ]
+    widened = [_as_wide_as_rules(h, horizontal, vertical, tolerance) for h in found_h]
+    if widened != found_h:  # the closing line as wide as the table's rules: its open sides close too
+        found_h = widened
+        extra = [{**h, "orientation": "h"} for h in found_h]
+        rules = join_segments([*(e for e in edges if e.get("orientation") == "h"), *extra], *_H, tolerance)
+        found_v = [
+            _line(at, at, lo, hi)
+            for end in ("x0", "x1")
+            for at, lo, hi, _ in _frame_runs(rules, _H, end, vertical, _V, tolerance, min_edges, max_gap)
+        ]
     return found_v, found_h
+
+
+def _as_wide_as_rules(
+    line: dict[str, Any],
+    horizontal: Sequence[Mapping[str, float]],
+    vertical: Sequence[Mapping[str, float]],
+    tol: float,
+) -> dict[str, Any]:
+    """``line`` (a horizontal line implied where column rules end) stretched to the extent of the
+    drawn horizontal rules over it that those column rules reach, when two or more of them,
+    reaching past both its ends, share that extent: a table ruled at its top and under its
+    header, column rules down its body, no rule under its last row nor at its sides (the outer
+    columns open) is as wide as its rules."""
+    x0, x1, y = float(line["x0"]), float(line["x1"]), float(line["top"])
+    ending = [v for v in vertical if abs(v["bottom"] - y) <= tol and x0 - tol <= v["x0"] <= x1 + tol]
+    if not ending:
+        return line
+    top = min(v["top"] for v in ending)
+    over = [
+        r for r in horizontal if top - tol <= r["top"] < y - tol and r["x0"] < x0 - tol and r["x1"] > x1 + tol
+    ]
+    if len(over) < 2:
+        return line
+    lo, hi = min(r["x0"] for r in over), max(r["x1"] for r in over)
+    if any(abs(r["x0"] - lo) > tol or abs(r["x1"] - hi) > tol for r in over):
+        return line
+    return _line(lo, hi, y, y)
 
 
 def _frame_runs(
@@ -111,7 +148,8 @@ def _frame_runs(
     the framed one's border then covers most of it; so inside such a drawn run, the parts whose
     consecutive rules are all bridged by inner rules (one ruled grid) are judged on their own.
     (Two open-frame tables of one width within ``max_gap`` still get one line over both; the
-    grid is cut again at the second table's caption, ``ruled.split_at_captions``.)"""
+    grid is cut again at the second table's caption, or at the empty band between them when
+    their sides are open, ``ruled.split_at_captions``.)"""
     runs = _implied(rules, keys, end, crossing, crossing_keys, tolerance, min_edges, max_gap)
     out = [r for r in runs if not _drawn(crossing, *crossing_keys, *r[:3], tolerance)]
     drawn = [r for r in runs if r not in out]

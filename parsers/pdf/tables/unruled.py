@@ -11,7 +11,8 @@ covers, kept when enough lines have text on both sides: the column gaps that per
 block) -> ``extend_up`` (header lines the blocking left out) -> (parsers.pdf.tables.unruled_cells)
 ``build_grid`` (words to columns; a header label spanning columns stays whole, in the
 first column it covers) -> ``merge_wrapped`` (a row label drawn on two lines is one cell) ->
-``header_count`` -> ``is_data_table`` (the false-positive guards).
+``header_count`` -> ``is_data_table`` (the false-positive guards). Lines left out of every block
+may still be a key table of two lines (a line of keys over their values: ``unruled_keys``).
 
 What is *not* a data table, and which guard says so (parsers.pdf.tables.unruled_guards): two text columns of
 prose (long cells), a numbered or bulleted list (a marker column), a table of contents (dotted
@@ -43,7 +44,14 @@ from parsers.pdf.tables.unruled_cells import (
     lift_row_spans,
     trim_tail,
 )
-from parsers.pdf.tables.unruled_columns import CHUNK_GAP, TIGHT_GAP, build_grid, column_separators, separators
+from parsers.pdf.tables.unruled_columns import (
+    CHUNK_GAP,
+    TIGHT_GAP,
+    build_grid,
+    column_separators,
+    part_over_unlabelled,
+    separators,
+)
 from parsers.pdf.tables.unruled_frame import frame
 from parsers.pdf.tables.unruled_guards import is_data_table, is_figure, is_numeric
 from parsers.pdf.tables.unruled_header import (
@@ -55,6 +63,7 @@ from parsers.pdf.tables.unruled_header import (
     kept_spans,
     lift_centred_labels,
 )
+from parsers.pdf.tables.unruled_keys import key_pairs
 from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
 from parsers.pdf.tables.unruled_sides import side_cut
 from parsers.pdf.tables.unruled_titles import title_lines
@@ -305,6 +314,8 @@ def table_from_block(
     if not spans:  # labels centred beside wrapped ones, labels wrapped over two lines: one cell each
         grid, header = join_wrapped_header(*lift_centred_labels(grid, header))
     grid = lift_column_spans(grid, header)
+    if not spans and not mirrored:  # two tight labels a word space apart, the second column unlabelled
+        grid = part_over_unlabelled(grid, header)
     used = [j for j in range(len(seps) + 1) if any(row[j] for row in grid)]
     grid = [[row[j] for j in used] for row in grid]
     names = column_names(grid, header, kept_spans(spans, used)) if spans else ()
@@ -369,7 +380,9 @@ def find_tables(
     for lane in lanes(lines, width):
         in_lane = sorted(lane, key=lambda ln: ln.top)
         start = 0  # lines above a block and below the previous one may be its header
-        for block in map(apart_tail, blocks(in_lane)):
+        in_blocks = blocks(in_lane)
+        taken = {id(ln) for block in in_blocks for ln in block}
+        for block in map(apart_tail, in_blocks):
             first = next(i for i, ln in enumerate(in_lane) if ln is block[0])
             cut = side_cut(block, column_separators(block), rules)
             if cut is None:
@@ -378,4 +391,24 @@ def find_tables(
             else:  # two tables side by side: each side's lines on their own
                 found.extend(_sides(block, cut, rules))
             start = next(i for i, ln in enumerate(in_lane) if ln is block[-1]) + 1
+        found.extend(_key_tables(in_lane, taken, found))
     return sorted(found, key=lambda t: t.bbox[1])
+
+
+def _key_tables(lines: Sequence[Line], taken: set[int], found: Sequence[UnruledTable]) -> list[UnruledTable]:
+    """Key tables of two lines (``unruled_keys``) among ``lines`` whose words no table took."""
+    used = {id(w) for t in found for w in t.words}
+    taken = taken | {id(ln) for ln in lines if any(id(w) in used for w in ln.words)}
+    out = []
+    for keys, values in key_pairs(lines, taken, MAX_LINE_GAP):
+        words = (*keys.words, *values.words)
+        x0, x1 = min(w.x0 for w in words), max(w.x1 for w in words)
+        width = (x1 - x0) or 1.0
+        seps = [(a.x1 + b.x0) / 2 for a, b in zip(keys.chunks, keys.chunks[1:], strict=False)]
+        columns = (0.0, *(round((s - x0) / width, 3) for s in seps), 1.0)
+        rows = (
+            tuple(cell_text(c.words) for c in keys.chunks),
+            tuple(cell_text(c.words) for c in values.chunks),
+        )
+        out.append(UnruledTable((x0, keys.top, x1, values.bottom), rows, 1, columns, words))
+    return out

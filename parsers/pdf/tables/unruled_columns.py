@@ -265,3 +265,39 @@ def _label_slot(chunk: Chunk, seps: Sequence[float], first: int, last: int) -> i
         if min(chunk.x1, bounds[j + 1]) - max(chunk.x0, bounds[j]) >= 0.7 * width:
             return j
     return first
+
+
+def part_over_unlabelled(grid: Grid, header: int, tol: float = 1.0) -> Grid:
+    """``grid`` with header labels parted at a word space where the next column has no label in
+    any header row: the labels of two tight columns set a word space apart ("VAT Quantity", the
+    first flush with its figures, the second starting past them) were one cell in the first
+    column and left the second unlabelled. A header cell is parted between two words when the
+    words before end within its column's body text (``tol`` pt past its right edge at most), the
+    words after start past that edge and overlap the next column's body text; a label spanning
+    two columns has its middle word gap inside the white strip between them, so it stays whole, and
+    a label and its value ("Time: 20:12") stay one cell."""
+    if not 0 < header < len(grid):
+        return grid
+    out = [[list(cell) for cell in row] for row in grid]
+    for j in range(len(grid[0]) - 1):
+        if any(out[i][j + 1] for i in range(header)):
+            continue
+        own = [w for row in out[header:] for w in row[j]]
+        nxt = [w for row in out[header:] for w in row[j + 1]]
+        if not own or not nxt:
+            continue
+        edge, lo, hi = max(w.x1 for w in own), min(w.x0 for w in nxt), max(w.x1 for w in nxt)
+        for i in range(header):
+            words = sorted(out[i][j], key=lambda w: w.x0)
+            for k in range(1, len(words)):
+                before, after = words[:k], words[k:]
+                if (
+                    not before[-1].text.endswith(":")  # "Time: 20:12", a label and its value
+                    and max(w.x1 for w in before) <= edge + tol
+                    and after[0].x0 >= edge
+                    and min(w.x0 for w in after) < hi
+                    and max(w.x1 for w in after) > lo
+                ):
+                    out[i][j], out[i][j + 1] = before, after
+                    break
+    return out

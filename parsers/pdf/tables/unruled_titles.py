@@ -14,7 +14,9 @@ several cells by those gaps, is a title too (``_spaced_title``): its words run o
 boundary with no gap standing out from the others (a row of column labels parts at
 its column gaps, wider than its word spaces), and some gap between its words falls over text of
 the body (column labels part over the body's white strips). A line right above a line of column
-numbers ("(1) (2) (3)") is the labels they count, never a title.
+numbers ("(1) (2) (3)") is the labels they count, never a title. A title flush left over a column
+boundary with a note flush right on its line ("Sales by region" ... "in thousands") and no label
+between is a title too (``_noted_title``).
 Pure functions over the grid of word boxes and the column boundaries.
 """
 
@@ -43,7 +45,8 @@ def title_lines(grid: Grid, head: int, seps: Sequence[float]) -> int:
             break  # the labels a line of column numbers counts, not a title
         words = [w for cell in row for w in cell]
         one_run = sum(1 for cell in row if cell) == 1 and _centred(words, left, right, seps, runs)
-        if not (one_run or _spaced_title(words, left, right, seps, grid[head:])):
+        titled = one_run or _noted_title(row, left, right, seps)
+        if not (titled or _spaced_title(words, left, right, seps, grid[head:])):
             break
         count += 1
     below = grid[count] if count else []
@@ -79,6 +82,26 @@ def _centred(
     if off > max(CENTRED * (right - left), size):
         return False
     return all(off < abs(mid - (a + b) / 2) for a, b in runs)
+
+
+def _noted_title(row: Sequence[Sequence[Word]], left: float, right: float, seps: Sequence[float]) -> bool:
+    """``row`` (one header line) is a title flush left at the table's left edge and running over
+    a column boundary, with a note flush right at its right edge, in the last column ("Sales by
+    region" ... "in thousands"), a column boundary between them and nothing else on the line: a
+    row of labels has a label per column, a group label does not start in the label column."""
+    filled = [j for j, cell in enumerate(row) if cell]
+    if len(filled) != 2 or filled[0] != 0 or filled[1] != len(row) - 1 or filled[1] < 2:
+        return False
+    title, note = row[0], row[-1]
+    size = max(w.size for w in (*title, *note))
+    t0, t1 = min(w.x0 for w in title), max(w.x1 for w in title)
+    n0, n1 = min(w.x0 for w in note), max(w.x1 for w in note)
+    return (
+        abs(t0 - left) <= size
+        and any(t0 < s < t1 for s in seps)
+        and abs(n1 - right) <= size
+        and any(t1 < s < n0 for s in seps)
+    )
 
 
 SPACED = 1.5  # x the median gap: a gap this much wider stands out (a column gap, not a word space)
