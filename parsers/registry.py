@@ -55,7 +55,9 @@ PARSER_VERSIONS: dict[str, int] = {
     # 10: session 15's (a group rule covers a column by the middle of its body text, header words
     # off the group rules keep their line's column; a one-label line over a group rule is a header
     # line; a line of column numbers "(1) (2) (3)" over figures is a header line)
-    "pdf": 10,
+    # 11: session 16's (a partial grid read again for columns keeps its caption as the title of
+    # the table it stands by, and what else its frame held, a note under the figures, as prose)
+    "pdf": 11,
     "records": 1,
     "code": 1,
     "text": 1,

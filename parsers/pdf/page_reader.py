@@ -53,17 +53,22 @@ def read_page(
     pdf_objects.prime(page)
     crop_to_visible(page)
     page_tables = tables.find_tables(page)
-    boxes = [t.bbox for t in page_tables]
+    charts: list[tables.BBox] = []  # boxed charts inside a partial grid's frame: neither table nor prose
+    if unruled_tables:
+        read_again = [_reread_partial_grid(page, pt) for pt in page_tables]
+        page_tables = [t for found, _ in read_again for t in found]
+        charts = [box for _, boxes in read_again for box in boxes]
+    # the tables as finally read keep their text out of the prose; what a partial grid's frame held
+    # outside the tables read in it again (a note under them, a caption line) stays prose
+    boxes = [*(t.bbox for t in page_tables), *charts]
     chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)] if boxes else page.chars
     readable = [c for c in chars if not is_unmapped(c)]
     unmapped = len(chars) - len(readable)
     words = list(_words(page, readable))
-    if unruled_tables:
-        page_tables = [t for pt in page_tables for t in _reread_partial_grid(page, pt)]
-        # the gate, on pdfplumber's word order (line by line, left to right): most prose pages
-        # have no three lines with a gap wide enough to part two cells, and stop here
-        if unruled.wide_gap_lines(words) >= unruled.MIN_MULTI_LINES:
-            words, page_tables = _unruled_tables(page, words, page_tables)
+    # the gate, on pdfplumber's word order (line by line, left to right): most prose pages have
+    # no three lines with a gap wide enough to part two cells, and stop here
+    if unruled_tables and unruled.wide_gap_lines(words) >= unruled.MIN_MULTI_LINES:
+        words, page_tables = _unruled_tables(page, words, page_tables)
     # RTL lines in logical order
     segments = bidi_text.logical_segments(layout.words_to_segments(words))
     content = PageContent(number, float(page.height), segments, page_tables)
@@ -188,15 +193,18 @@ def _centre_in(word: unruled.Word, box: tables.BBox) -> bool:
 PARTIAL_GRID_LINES = 5
 
 
-def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) -> list[tables.PageTable]:
-    """``found``, or the unruled tables inside its box when its rules are only a partial grid (a
-    cell holds many lines of aligned figures, or ruled columns hold several figure columns each:
-    rules between column groups only) and they hold at least twice as many filled cells. Charts
-    boxed inside the frame (``chart_boxes``) are left out of the second reading."""
+def _reread_partial_grid(
+    page: pdfplumber.page.Page, found: tables.PageTable
+) -> tuple[list[tables.PageTable], list[tables.BBox]]:
+    """([``found``], []), or (the unruled tables inside its box, the charts boxed inside its frame)
+    when its rules are only a partial grid (a cell holds many lines of aligned figures, or ruled
+    columns hold several figure columns each: rules between column groups only) and they hold at
+    least twice as many filled cells. Charts boxed inside the frame (``chart_boxes``) are left out
+    of the second reading; ``found``'s caption titles the table it stands by (``_keep_caption``)."""
     lines = max((c.count("\n") + 1 for r in found.table.rows for c in r), default=0)
     rows = found.table.rows
     if lines < PARTIAL_GRID_LINES and not _packed_figures(rows) and not _stacked_figure_columns(rows):
-        return [found]
+        return [found], []
     charts = chart_boxes(page, found.bbox)
     inside = [
         c
@@ -206,11 +214,33 @@ def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) ->
     again = unruled.find_tables(list(_words(page, inside)))
     filled = sum(1 for t in again for r in t.rows for c in r if c.strip())
     if filled < 2 * sum(1 for r in found.table.rows for c in r if c.strip()):
-        return [found]
-    return [
+        return [found], []
+    read = [
         tables.PageTable(t.bbox, Table(_group_labels_first(t, found), t.header_rows), t.columns)
         for t in again
     ]
+    return _keep_caption(page, read, found.table.title), charts
+
+
+def _keep_caption(
+    page: pdfplumber.page.Page, read: list[tables.PageTable], title: str | None
+) -> list[tables.PageTable]:
+    """The tables ``read`` again inside a partial grid's frame, the one its caption (``title``)
+    stands by titled with it and its box grown over the caption's (tables.find_caption: above,
+    else below; so the caption is not read as prose too); when no caption line is found by any
+    of them (a caption boxed into the frame), the first table takes ``title``."""
+    if not title or not read or any(t.table.title for t in read):
+        return read
+    boxes = [t.bbox for t in read]
+    for i, t in enumerate(read):
+        caption = tables.find_caption(page, t.bbox, boxes[:i] + boxes[i + 1 :])
+        if caption is not None:
+            read[i] = tables.PageTable(
+                union(t.bbox, caption.bbox), tables.titled(t.table, caption.text), t.columns
+            )
+            return read
+    read[0] = tables.PageTable(read[0].bbox, tables.titled(read[0].table, title), read[0].columns)
+    return read
 
 
 # A drawn path of this many points is a plotted line (a chart's series), not a rounded corner or an
