@@ -53,18 +53,20 @@ def read_page(
     pdf_objects.prime(page)
     crop_to_visible(page)
     page_tables = tables.find_tables(page)
-    charts: list[tables.BBox] = []  # boxed charts inside a partial grid's frame: neither table nor prose
+    # partial grids read again, and the charts boxed inside them (neither table nor prose); what
+    # else a frame held outside its tables stays prose where it reads as prose (_outside_or_prose)
+    frames: list[tables.BBox] = []
+    charts: list[tables.BBox] = []
     if unruled_tables:
-        read_again = [_reread_partial_grid(page, pt) for pt in page_tables]
-        page_tables = [t for found, _ in read_again for t in found]
-        charts = [box for _, boxes in read_again for box in boxes]
-    # the tables as finally read keep their text out of the prose; what a partial grid's frame held
-    # outside the tables read in it again (a note under them, a caption line) stays prose
+        read_again = [(pt, *_reread_partial_grid(page, pt)) for pt in page_tables]
+        page_tables = [t for _, found, _ in read_again for t in found]
+        frames = [pt.bbox for pt, found, _ in read_again if found != [pt]]
+        charts = [box for _, _, boxes in read_again for box in boxes]
     boxes = [*(t.bbox for t in page_tables), *charts]
     chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)] if boxes else page.chars
     readable = [c for c in chars if not is_unmapped(c)]
     unmapped = len(chars) - len(readable)
-    words = list(_words(page, readable))
+    words = _outside_or_prose(list(_words(page, readable)), frames)
     # the gate, on pdfplumber's word order (line by line, left to right): most prose pages have
     # no three lines with a gap wide enough to part two cells, and stop here
     if unruled_tables and unruled.wide_gap_lines(words) >= unruled.MIN_MULTI_LINES:
@@ -220,6 +222,24 @@ def _reread_partial_grid(
         for t in again
     ]
     return _keep_caption(page, read, found.table.title), charts
+
+
+# A line of at least this many words left in a partial grid's frame after its second reading is
+# prose (a note under the figures); shorter bits are header fragments that reading left out ("If
+# Form" over a tax table's columns), which as prose made chunks of two words.
+FRAME_PROSE_WORDS = 4
+
+
+def _outside_or_prose(words: list[unruled.Word], frames: Sequence[tables.BBox]) -> list[unruled.Word]:
+    """``words`` without those inside a partial grid's frame (``frames``: read again, so its tables
+    hold what they read) on a line of fewer than FRAME_PROSE_WORDS of that frame's words."""
+    short: set[int] = set()
+    for frame in frames:
+        inside = [w for w in words if _centre_in(w, frame)]
+        for w in inside:
+            if sum(1 for other in inside if layout.on_one_line(w, other)) < FRAME_PROSE_WORDS:
+                short.add(id(w))
+    return [w for w in words if id(w) not in short] if short else words
 
 
 def _keep_caption(
