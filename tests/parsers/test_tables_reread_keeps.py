@@ -45,10 +45,10 @@ NOTE = (
 AFTER = "The outlook for grain remains weak while orchard prices recover gradually over the year."
 
 
-def _release(path: Path, caption: bool = True, note: bool = True) -> None:
+def _release(path: Path, caption: bool = True, note: bool = True, fragment: str = "") -> None:
     """The caption's lines, then the frame: header, a rule, the rows (two section rows), a rule,
-    the note's lines; rules between the column groups from the frame's top to its bottom; a
-    paragraph under the frame."""
+    the note's lines (and a ``fragment`` on a line of its own at the right); rules between the
+    column groups from the frame's top to its bottom; a paragraph under the frame."""
     c = canvas.Canvas(str(path), pagesize=A4)
     c.setFont("Helvetica", 9)
     top = HEIGHT - 72
@@ -70,6 +70,9 @@ def _release(path: Path, caption: bool = True, note: bool = True) -> None:
         for i, line in enumerate(NOTE):
             c.drawString(XS[0], y - 6 - 11 * i, line)
         y -= 24
+    if fragment:
+        c.drawString(XS[-1], y - 6, fragment)
+        y -= 12
     c.rect(LEFT, y - 4, RIGHT - LEFT, frame_top - y + 4)
     for x in GROUPS:
         c.line(x, y - 4, x, frame_top)
@@ -112,3 +115,13 @@ def test_guard_without_caption_or_note_the_same_table_and_no_title(tmp_path: Pat
     assert [tuple(r) for r in (*table.header, *table.body)] == [HEADER, *ROWS]
     assert table.title is None
     assert _prose(doc).strip() == AFTER
+
+
+def test_a_fragment_of_two_words_left_in_the_frame_is_no_paragraph(tmp_path: Path) -> None:
+    # what the second reading leaves in a frame on a line of fewer than four words is a header
+    # fragment as a rule ("If Form" over a tax table's columns), not prose of its own
+    path = tmp_path / "release.pdf"
+    _release(path, fragment="If Form")
+    doc = _parse(path)
+    assert all("If Form" not in b.text for b in doc.blocks)
+    assert " ".join(NOTE) in _prose(doc)
