@@ -17,6 +17,10 @@ from chunkers.prose import Piece
 from chunkers.sizing import count_tokens
 from parsers.model import Block, Table
 
+# Part of the chunk reuse key (flows/incremental.reuse_key): a change re-chunks every file.
+# "sections-v1": a row group under a section row repeats it (session 16).
+TABLE_CHUNKS_VERSION = "sections-v1"
+
 
 def _title(block: Block, table: Table) -> str | None:
     if table.title:
