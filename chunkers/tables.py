@@ -5,7 +5,9 @@ the heading the table sits under) is context, like a prose chunk's heading path,
 counted against the budget. A table
 with several header rows also gets one line of flattened column names ("Columns: District |
 Literacy Status / Illiterate | ..."), so a question naming a sub-column under its group label
-matches the chunk's text as one phrase."""
+matches the chunk's text as one phrase. A group that starts under a section row (a row label with
+no values: "Commodity Prices" over "Oil", "Nonfuel") repeats that row above its own, so "Oil"
+reads as a commodity price in its chunk too."""
 
 from __future__ import annotations
 
@@ -14,6 +16,10 @@ from collections.abc import Iterator
 from chunkers.prose import Piece
 from chunkers.sizing import count_tokens
 from parsers.model import Block, Table
+
+# Part of the chunk reuse key (flows/incremental.reuse_key): a change re-chunks every file.
+# "sections-v1": a row group under a section row repeats it (session 16).
+TABLE_CHUNKS_VERSION = "sections-v1"
 
 
 def _title(block: Block, table: Table) -> str | None:
@@ -30,15 +36,42 @@ def column_line(table: Table) -> str | None:
     return "Columns: " + " | ".join(names) if names else None
 
 
+def section_rows(table: Table) -> list[int]:
+    """Body rows (indexes) that name the rows under them: a first cell and no other, in a table of
+    three columns or more, with a row of values right under it."""
+    body = table.body
+    if table.width < 3:
+        return []
+    return [
+        i
+        for i, row in enumerate(body[:-1])
+        if row[0].strip() and not any(c.strip() for c in row[1:]) and any(c.strip() for c in body[i + 1][1:])
+    ]
+
+
+def section_above(table: Table, sections: list[int], start: int) -> tuple[str, ...] | None:
+    """The section row a group starting at body row ``start`` continues under (None: it starts
+    with its own section row, or none stands above it)."""
+    above = [i for i in sections if i < start]
+    if not above or start in sections:
+        return None
+    return table.body[above[-1]]
+
+
 def row_groups(table: Table, max_tokens: int) -> list[tuple[int, tuple[tuple[str, ...], ...]]]:
-    """(index of first body row, rows) groups whose Markdown, header (and column line) included,
-    fits ``max_tokens``: the whole table when it fits, else as few groups as fit; a group always
-    holds at least one row, so a single huge row is a chunk of its own."""
+    """(index of first body row, rows) groups whose Markdown, header (and column line, and the
+    section row repeated above them) included, fits ``max_tokens``: the whole table when it fits,
+    else as few groups as fit; a group always holds at least one row, so a single huge row is a
+    chunk of its own."""
     columns = count_tokens(column_line(table) or "")
     if count_tokens(table.markdown()) + columns <= max_tokens:
         return [(0, table.body)]
     header = count_tokens(table.markdown(body=()))
-    budget = max_tokens - header - columns
+    sections = section_rows(table)
+    repeated = max(
+        (count_tokens(table.markdown(body=(table.body[i],))) - header for i in sections), default=0
+    )
+    budget = max_tokens - header - columns - repeated
     groups: list[tuple[int, tuple[tuple[str, ...], ...]]] = []
     current: list[tuple[str, ...]] = []
     start, size = 0, 0
@@ -80,8 +113,10 @@ def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
     first_body_line = None
     if block.lines and block.metadata.get("format") != "html":
         first_body_line = block.lines[0] + max(table.header_rows, 1) + 1
+    sections = section_rows(table)
     for start, rows in row_groups(table, max_tokens):
-        text = table.markdown(body=rows)
+        section = section_above(table, sections, start)
+        text = table.markdown(body=rows if section is None else (section, *rows))
         if columns:
             text = f"{columns}\n{text}"
         if title:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from chunkers.fragments import FRAGMENTS_VERSION
 from chunkers.model import Chunk
+from chunkers.tables import TABLE_CHUNKS_VERSION
 from flows.embeddings import EmbeddingCache
 from flows.ignorefiles import Ignored
 from flows.outcomes import ParseOutcome, SourceRef, chunk_outcome
@@ -54,6 +55,7 @@ def reuse_key(config: IngestConfig) -> dict[str, Any]:
             "max_tokens": config.chunk.max_tokens,
             "token_count": "estimate-v1",
             "fragments": FRAGMENTS_VERSION,
+            "tables": TABLE_CHUNKS_VERSION,
         },
         "graph": GRAPH_VERSION,  # a reused file's references come from the previous graph.jsonl
         # per parser: a parser whose version changed re-parses its files only (stale_parsers)

@@ -60,7 +60,10 @@ PARSER_VERSIONS: dict[str, int] = {
     # of values is a table; two open-frame grids close together are cut at the empty band between
     # them; ZapfDingbats glyphs without a Unicode map are read by the font's standard encoding;
     # the line closing column rules is as wide as the table's rules over it; a continued table's
-    # title row over its repeated header is dropped)
+    # title row over its repeated header is dropped;
+    # a partial grid read again for columns keeps its caption as the title of the table it stands
+    # by, and the lines of four words or more its frame held besides, a note under the figures, as
+    # prose)
     "pdf": 11,
     "records": 1,
     "code": 1,

@@ -53,17 +53,24 @@ def read_page(
     pdf_objects.prime(page)
     crop_to_visible(page)
     page_tables = tables.find_tables(page)
-    boxes = [t.bbox for t in page_tables]
+    # partial grids read again, and the charts boxed inside them (neither table nor prose); what
+    # else a frame held outside its tables stays prose where it reads as prose (_outside_or_prose)
+    frames: list[tables.BBox] = []
+    charts: list[tables.BBox] = []
+    if unruled_tables:
+        read_again = [(pt, *_reread_partial_grid(page, pt)) for pt in page_tables]
+        page_tables = [t for _, found, _ in read_again for t in found]
+        frames = [pt.bbox for pt, found, _ in read_again if found != [pt]]
+        charts = [box for _, _, boxes in read_again for box in boxes]
+    boxes = [*(t.bbox for t in page_tables), *charts]
     chars = [c for c in page.chars if not tables.centre_in_any(c, boxes)] if boxes else page.chars
     readable = [c for c in chars if not is_unmapped(c)]
     unmapped = len(chars) - len(readable)
-    words = list(_words(page, readable))
-    if unruled_tables:
-        page_tables = [t for pt in page_tables for t in _reread_partial_grid(page, pt)]
-        # the gate, on pdfplumber's word order (line by line, left to right): most prose pages
-        # have no three lines with a gap wide enough to part two cells, and stop here
-        if unruled.wide_gap_lines(words) >= unruled.MIN_MULTI_LINES:
-            words, page_tables = _unruled_tables(page, words, page_tables)
+    words = _outside_or_prose(list(_words(page, readable)), frames)
+    # the gate, on pdfplumber's word order (line by line, left to right): most prose pages have
+    # no three lines with a gap wide enough to part two cells, and stop here
+    if unruled_tables and unruled.wide_gap_lines(words) >= unruled.MIN_MULTI_LINES:
+        words, page_tables = _unruled_tables(page, words, page_tables)
     # RTL lines in logical order
     segments = bidi_text.logical_segments(layout.words_to_segments(words))
     content = PageContent(number, float(page.height), segments, page_tables)
@@ -188,15 +195,18 @@ def _centre_in(word: unruled.Word, box: tables.BBox) -> bool:
 PARTIAL_GRID_LINES = 5
 
 
-def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) -> list[tables.PageTable]:
-    """``found``, or the unruled tables inside its box when its rules are only a partial grid (a
-    cell holds many lines of aligned figures, or ruled columns hold several figure columns each:
-    rules between column groups only) and they hold at least twice as many filled cells. Charts
-    boxed inside the frame (``chart_boxes``) are left out of the second reading."""
+def _reread_partial_grid(
+    page: pdfplumber.page.Page, found: tables.PageTable
+) -> tuple[list[tables.PageTable], list[tables.BBox]]:
+    """([``found``], []), or (the unruled tables inside its box, the charts boxed inside its frame)
+    when its rules are only a partial grid (a cell holds many lines of aligned figures, or ruled
+    columns hold several figure columns each: rules between column groups only) and they hold at
+    least twice as many filled cells. Charts boxed inside the frame (``chart_boxes``) are left out
+    of the second reading; ``found``'s caption titles the table it stands by (``_keep_caption``)."""
     lines = max((c.count("\n") + 1 for r in found.table.rows for c in r), default=0)
     rows = found.table.rows
     if lines < PARTIAL_GRID_LINES and not _packed_figures(rows) and not _stacked_figure_columns(rows):
-        return [found]
+        return [found], []
     charts = chart_boxes(page, found.bbox)
     inside = [
         c
@@ -206,11 +216,51 @@ def _reread_partial_grid(page: pdfplumber.page.Page, found: tables.PageTable) ->
     again = unruled.find_tables(list(_words(page, inside)))
     filled = sum(1 for t in again for r in t.rows for c in r if c.strip())
     if filled < 2 * sum(1 for r in found.table.rows for c in r if c.strip()):
-        return [found]
-    return [
+        return [found], []
+    read = [
         tables.PageTable(t.bbox, Table(_group_labels_first(t, found), t.header_rows), t.columns)
         for t in again
     ]
+    return _keep_caption(page, read, found.table.title), charts
+
+
+# A line of at least this many words left in a partial grid's frame after its second reading is
+# prose (a note under the figures); shorter bits are header fragments that reading left out ("If
+# Form" over a tax table's columns), which as prose made chunks of two words.
+FRAME_PROSE_WORDS = 4
+
+
+def _outside_or_prose(words: list[unruled.Word], frames: Sequence[tables.BBox]) -> list[unruled.Word]:
+    """``words`` without those inside a partial grid's frame (``frames``: read again, so its tables
+    hold what they read) on a line of fewer than FRAME_PROSE_WORDS of that frame's words."""
+    short: set[int] = set()
+    for frame in frames:
+        inside = [w for w in words if _centre_in(w, frame)]
+        for w in inside:
+            if sum(1 for other in inside if layout.on_one_line(w, other)) < FRAME_PROSE_WORDS:
+                short.add(id(w))
+    return [w for w in words if id(w) not in short] if short else words
+
+
+def _keep_caption(
+    page: pdfplumber.page.Page, read: list[tables.PageTable], title: str | None
+) -> list[tables.PageTable]:
+    """The tables ``read`` again inside a partial grid's frame, the one its caption (``title``)
+    stands by titled with it and its box grown over the caption's (tables.find_caption: above,
+    else below; so the caption is not read as prose too); when no caption line is found by any
+    of them (a caption boxed into the frame), the first table takes ``title``."""
+    if not title or not read or any(t.table.title for t in read):
+        return read
+    boxes = [t.bbox for t in read]
+    for i, t in enumerate(read):
+        caption = tables.find_caption(page, t.bbox, boxes[:i] + boxes[i + 1 :])
+        if caption is not None:
+            read[i] = tables.PageTable(
+                union(t.bbox, caption.bbox), tables.titled(t.table, caption.text), t.columns
+            )
+            return read
+    read[0] = tables.PageTable(read[0].bbox, tables.titled(read[0].table, title), read[0].columns)
+    return read
 
 
 # A drawn path of this many points is a plotted line (a chart's series), not a rounded corner or an

@@ -97,3 +97,41 @@ def test_a_big_table_is_split_by_rows_with_the_header_on_every_chunk() -> None:
         assert lines[:3] == ["Rates", "| Service | Unit | Rate |", "|---|---|---|"]
         rows_seen += lines[3:]
     assert rows_seen == table.markdown().splitlines()[2:]  # every row once, in order
+
+
+def _sectioned(per_section: int) -> Table:
+    """A statistical table: section rows (a label, no values) each over ``per_section`` rows."""
+    rows: list[tuple[str, ...]] = [("", "2023", "2024")]
+    for section in ("World Output", "Commodity Prices", "Consumer Prices"):
+        rows.append((section, "", ""))
+        rows += [(f"{section} item {i}", f"{i}.1", f"{i}.2") for i in range(per_section)]
+    return Table(rows=tuple(rows), title="Table 1. Overview")
+
+
+def test_a_group_starting_under_a_section_row_repeats_it_above_its_rows() -> None:
+    table = _sectioned(12)
+    block = Block("table", table.markdown(), ("Outlook",), page=7, table=table)
+    chunks = list(chunk_table(block, max_tokens=90))
+    assert len(chunks) > 3
+    own_rows: list[str] = []
+    for chunk in chunks:
+        lines = chunk.text.splitlines()
+        assert count_tokens(chunk.text.split("\n", 1)[1]) <= 90  # the repeated row fits the budget
+        body = lines[3:]
+        first = next(line for line in body if "item" in line)
+        section = first.split(" item")[0].lstrip("| ")
+        # every chunk names the section of its first row: its own section row or the repeated one
+        assert f"| {section} |  |  |" in body[: body.index(first)]
+        own_rows += [line for line in body if "item" in line]
+    # the rows of values once each, in order; a section row is repeated only above a group that
+    # starts inside its section
+    assert own_rows == [line for line in table.markdown().splitlines() if "item" in line]
+
+
+def test_guard_a_two_column_list_or_a_label_row_without_values_under_it_is_no_section() -> None:
+    two = Table(rows=(("Term", "Meaning"), ("Group A", ""), *((f"t{i}", f"m{i}") for i in range(40))))
+    block = Block("table", two.markdown(), (), page=1, table=two)
+    assert all("Group A" not in c.text for c in list(chunk_table(block, max_tokens=40))[1:])
+    notes = Table(rows=(("", "2023", "2024"), *((f"r{i}", "1", "2") for i in range(40)), ("Notes", "", "")))
+    block = Block("table", notes.markdown(), (), page=1, table=notes)
+    assert sum("Notes" in c.text for c in chunk_table(block, max_tokens=40)) == 1
