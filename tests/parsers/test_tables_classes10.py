@@ -11,20 +11,10 @@ from pathlib import Path
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from parsers.options import ParseOptions
-from parsers.pdf import parser as pdf
-from parsers.source import SourceFile
+from tests.parsers.drawn import Rows, parsed_rows
 
 FONT, SIZE = "Times-Roman", 11
 HEIGHT = A4[1]
-
-Rows = list[tuple[str, ...]]
-
-
-def _parse(path: Path) -> list[Rows]:
-    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
-    tables = [b.table for b in doc.blocks if b.table is not None]
-    return [[tuple(" ".join(c.split()) for c in r) for r in (*t.header, *t.body)] for t in tables]
 
 
 def _prose(c: canvas.Canvas, y: float, lines: int) -> None:
@@ -51,7 +41,7 @@ def _between_prose(
     draw(c)
     _prose(c, HEIGHT - below, lines)
     c.save()
-    return _parse(path)
+    return parsed_rows(path)
 
 
 def _grouped(c: canvas.Canvas, top: float, pitch: float = 24.0) -> None:
@@ -239,7 +229,7 @@ def _symbols_page(path: Path, raise_pi: float) -> list[Rows]:
     for k, text in enumerate(PROSE_LINES):
         c.drawString(330, top - 90 - 11 * k, text)
     c.save()
-    return _parse(path)
+    return parsed_rows(path)
 
 
 def test_raised_glyph_in_a_table_beside_prose_stays_in_its_row(tmp_path: Path) -> None:

@@ -10,21 +10,10 @@ from pathlib import Path
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
-from parsers.options import ParseOptions
-from parsers.pdf import parser as pdf
-from parsers.source import SourceFile
+from tests.parsers.drawn import Rows, parsed_rows
 
 FONT, SIZE = "Helvetica", 8
 HEIGHT = A4[1]
-
-Rows = list[tuple[str, ...]]
-
-
-def _parse(path: Path) -> list[Rows]:
-    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
-    tables = [b.table for b in doc.blocks if b.table is not None]
-    return [[tuple(" ".join(c.split()) for c in r) for r in (*t.header, *t.body)] for t in tables]
-
 
 PROSE = "The goods were delivered in one parcel, and the account was settled by card on the day."
 
@@ -81,7 +70,7 @@ def _items_page(path: Path, labels: tuple[str, ...]) -> list[Rows]:
     _item_table(c, HEIGHT - 150, labels)
     _prose(c, HEIGHT - 260, 3)
     c.save()
-    return _parse(path)
+    return parsed_rows(path)
 
 
 def test_tight_labels_over_an_unlabelled_column_are_two_cells(tmp_path: Path) -> None:
@@ -138,7 +127,7 @@ def _regions_page(path: Path, title: tuple[str, str] | None, labels: tuple[str, 
     _region_table(c, HEIGHT - 140, title, labels)
     _prose(c, HEIGHT - 260, 3)
     c.save()
-    return _parse(path)
+    return parsed_rows(path)
 
 
 def test_title_with_a_note_flush_right_is_no_header_row(tmp_path: Path) -> None:
@@ -180,7 +169,7 @@ def _key_page(path: Path, value_size: float = SIZE) -> list[Rows]:
     _item_table(c, HEIGHT - 150, ("Code", "Description", "Price", "VAT", "Qty", "Amount"))
     _prose(c, HEIGHT - 260, 3)
     c.save()
-    return _parse(path)
+    return parsed_rows(path)
 
 
 def test_a_line_of_keys_over_a_line_of_values_is_a_table(tmp_path: Path) -> None:
@@ -225,7 +214,7 @@ def _two_grids_page(path: Path, gap: float) -> list[Rows]:
     bottom = _ruled(c, HEIGHT - 80, STATIONS, sides=False)
     _ruled(c, bottom - gap, READINGS, sides=False)
     c.save()
-    return _parse(path)
+    return parsed_rows(path)
 
 
 def test_two_open_frame_tables_close_together_are_two_tables(tmp_path: Path) -> None:
@@ -247,7 +236,7 @@ def test_guard_a_blank_row_inside_a_bordered_table_stays_inside(tmp_path: Path) 
     c.line(COLUMNS[-1], bottom, COLUMNS[-1], bottom - PITCH)
     _ruled(c, bottom - PITCH, READINGS[1:], sides=True)
     c.save()
-    assert _parse(path) == [[*STATIONS, *READINGS[1:]]]
+    assert parsed_rows(path) == [[*STATIONS, *READINGS[1:]]]
 
 
 # --- check marks from the ZapfDingbats font ------------------------------------------------------
@@ -277,7 +266,7 @@ def test_dingbat_marks_without_a_unicode_map_are_read(tmp_path: Path) -> None:
     _prose(c, y - 30, 3)
     c.save()
     _name_dingbats(path)
-    assert _parse(path) == [[("Type", "#N", "IB", "Top-5"), *MODELS]]
+    assert parsed_rows(path) == [[("Type", "#N", "IB", "Top-5"), *MODELS]]
 
 
 DINGBATS_FONT = (
@@ -364,7 +353,7 @@ def test_table_with_column_rules_and_open_sides_keeps_its_outer_columns(tmp_path
     _three_columns(c, HEIGHT - 60, 12)
     _cost_table(c, HEIGHT - 220, COSTS)
     c.save()
-    assert _parse(path) == [COSTS]
+    assert parsed_rows(path) == [COSTS]
 
 
 def test_a_continued_title_row_and_the_repeated_header_are_dropped(tmp_path: Path) -> None:
@@ -385,4 +374,4 @@ def test_a_continued_title_row_and_the_repeated_header_are_dropped(tmp_path: Pat
     _cost_table(c, top, [COSTS[0], *more])
     _three_columns(c, top - 60, 20)
     c.save()
-    assert _parse(path) == [[*COSTS, *more]]
+    assert parsed_rows(path) == [[*COSTS, *more]]

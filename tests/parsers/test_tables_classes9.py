@@ -17,12 +17,11 @@ from parsers.pdf import parser as pdf
 from parsers.pdf.tables.unruled import Line, Word, extend_up, split_chunks
 from parsers.pdf.tables.unruled_guards import rejection
 from parsers.source import SourceFile
+from tests.parsers.drawn import Rows, parsed_rows
 
 FONT, SIZE = "Helvetica", 8
 PITCH = 11.5
 HEIGHT = A4[1]
-
-Rows = list[tuple[str, ...]]
 
 ITEMS: Rows = [
     ("Code", "Description", "Price", "VAT", "Quantity", "Amount"),
@@ -32,12 +31,6 @@ ITEMS: Rows = [
 ]
 LEFT = (50.0, 110.0)  # left-aligned columns: code, description
 RIGHT = (400.0, 432.0, 470.0, 548.0)  # right edges of the right-aligned columns
-
-
-def _parse(path: Path) -> list[Rows]:
-    doc = pdf.parse(SourceFile.read(path), ParseOptions(ocr=False, pdf_workers=1))[0]
-    tables = [b.table for b in doc.blocks if b.table is not None]
-    return [[tuple(" ".join(c.split()) for c in r) for r in (*t.header, *t.body)] for t in tables]
 
 
 def _width(text: str) -> float:
@@ -83,7 +76,7 @@ def test_note_and_total_line_under_items_is_no_row_and_merges_no_columns(tmp_pat
         c.drawRightString(RIGHT[-1], y, "109.99")
 
     _page(path, draw)
-    assert _parse(path) == [ITEMS]
+    assert parsed_rows(path) == [ITEMS]
 
 
 def test_key_lines_over_a_rule_above_the_items_are_no_header(tmp_path: Path) -> None:
@@ -106,7 +99,7 @@ def test_key_lines_over_a_rule_above_the_items_are_no_header(tmp_path: Path) -> 
     _page(path, draw)
     keys = ("Customer", "Order", "Invoice date", "Invoice", "Due date")
     values = ("CUST0303006280999", "ORD000000444", "8-9-2022", "VF1005193039", "22-9-2022")
-    assert _parse(path) == [[keys, values], ITEMS]
+    assert parsed_rows(path) == [[keys, values], ITEMS]
 
 
 def test_guard_a_total_row_in_the_columns_stays_a_row(tmp_path: Path) -> None:
@@ -120,7 +113,7 @@ def test_guard_a_total_row_in_the_columns_stays_a_row(tmp_path: Path) -> None:
         c.drawRightString(RIGHT[-1], last - 2.0 * PITCH, "109.99")
 
     _page(path, draw)
-    assert _parse(path) == [[*ITEMS, ("", "Total", "", "", "", "109.99")]]
+    assert parsed_rows(path) == [[*ITEMS, ("", "Total", "", "", "", "109.99")]]
 
 
 def _centred(c: canvas.Canvas, text: str, x0: float, x1: float, y: float) -> None:
@@ -149,7 +142,7 @@ def test_guard_a_centred_label_over_two_columns_stays_whole(tmp_path: Path) -> N
         c.drawRightString(300, y, a)
         c.drawRightString(330, y, b)
     c.save()
-    tables = _parse(path)
+    tables = parsed_rows(path)
     assert len(tables) == 1
     assert not any(cell in ("Net", "sales") for row in tables[0] for cell in row)
 
@@ -263,7 +256,7 @@ def test_column_rules_drawn_long_under_a_closed_grid_add_no_empty_row(tmp_path: 
     frame line implied at their ends closed an empty last row."""
     path = tmp_path / "stubs.pdf"
     _stub_grid(path, below=9.0)
-    assert _parse(path) == [STUB_ROWS]
+    assert parsed_rows(path) == [STUB_ROWS]
 
 
 def test_guard_text_past_the_bottom_rule_is_still_a_row(tmp_path: Path) -> None:
@@ -272,7 +265,7 @@ def test_guard_text_past_the_bottom_rule_is_still_a_row(tmp_path: Path) -> None:
     path = tmp_path / "stub-row.pdf"
     rows = [*STUB_ROWS, ("Total", "", "", "75.00")]
     _stub_grid(path, below=14.0, rows=rows)
-    assert _parse(path) == [rows]
+    assert parsed_rows(path) == [rows]
 
 
 def test_a_unit_set_a_little_low_against_its_label_stays_in_its_cell(tmp_path: Path) -> None:
@@ -298,7 +291,7 @@ def test_a_unit_set_a_little_low_against_its_label_stays_in_its_cell(tmp_path: P
     for k in range(-4, 10):  # the prose column, its lines 4.6 pt higher than the table's rows
         c.drawString(215, 700 - 13 * k + 4.6, " ".join(words[(3 * k) % 20 : (3 * k) % 20 + 13]))
     c.save()
-    tables = _parse(path)
+    tables = parsed_rows(path)
     assert tables and [r[0] for r in tables[0]] == ["Index", "Absolute(%)", "Relative(%)", "Excess(%)"]
 
 
