@@ -1,7 +1,9 @@
 """One PDF page -> PageContent: its tables and its prose, read before any cross-page step.
 
 Bordered tables are found first (parsers.pdf.tables.ruled) and their characters removed from the
-prose; then tables aligned by whitespace are found among the remaining words
+prose (a partial grid, read again for its columns, keeps its caption as title and gives the prose
+back the lines of prose its frame held besides); then tables aligned by whitespace are found among
+the remaining words
 (parsers.pdf.tables.unruled) and their words (and captions) removed too; the rest become line
 segments (parsers.pdf.text_layout), right-to-left lines in logical order. A page without a text
 layer and without a table is marked for OCR (``run_ocr``, parsers.pdf.ocr), which runs in the
