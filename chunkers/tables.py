@@ -45,7 +45,10 @@ def section_rows(table: Table) -> list[int]:
     return [
         i
         for i, row in enumerate(body[:-1])
-        if row[0].strip() and not any(c.strip() for c in row[1:]) and any(c.strip() for c in body[i + 1][1:])
+        if row
+        and row[0].strip()
+        and not any(c.strip() for c in row[1:])
+        and any(c.strip() for c in body[i + 1][1:])
     ]
 
 

@@ -96,3 +96,15 @@ def test_a_table_block_with_fewer_lines_than_rows_keeps_its_chunks_inside_it() -
     doc = ParsedDocument(doc_id="0", path="0", parser="markdown", sha256="0" * 64, blocks=(block,))
     for chunk in chunk_document(doc, ChunkOptions(max_tokens=16)):
         assert chunk.lines is not None and 1 <= chunk.lines[0] <= chunk.lines[1] <= 1, chunk
+
+
+def test_a_table_with_an_empty_row_chunks() -> None:
+    """The case hypothesis found in session 16: a ragged table whose first body row is empty (no
+    cells) over a row of three; reading section rows indexed the empty row's first cell."""
+    from parsers.model import Block, ParsedDocument, Table
+
+    table = Table(rows=((), ("", "", "")), header_rows=0)
+    block = Block(kind="table", text="|  |  |  |\n|---|---|---|\n|  |  |  |", heading_path=(), table=table)
+    doc = ParsedDocument(doc_id="0", path="0", parser="markdown", sha256="0" * 64, blocks=(block,))
+    chunks = chunk_document(doc, ChunkOptions(max_tokens=16))
+    assert chunks and all(chunk.kind == "table" for chunk in chunks)
