@@ -162,13 +162,13 @@ def _unruled_tables(
     boxes = [*(pt.bbox for pt in ruled), *(t.bbox for t in found)]
     extra = []
     for t in found:
-        table, bbox = Table(t.rows, t.header_rows, title=t.title, column_names=t.column_names), t.bbox
-        caption = None if t.title else tables.find_caption(page, bbox, [b for b in boxes if b != bbox])
+        table = Table(t.rows, t.header_rows, title=t.title, column_names=t.column_names)
+        found_table, caption = tables.PageTable(t.bbox, table, t.columns), None
+        if not t.title:
+            found_table, caption = _captioned(page, found_table, [b for b in boxes if b != t.bbox])
         if caption is not None:
-            table = tables.titled(table, caption.text)
             taken.update(id(w) for w in words if _centre_in(w, caption.bbox))
-            bbox = union(bbox, caption.bbox)
-        extra.append(tables.PageTable(bbox, table, t.columns))
+        extra.append(found_table)
     return [w for w in words if id(w) not in taken], sorted([*ruled, *extra], key=lambda pt: pt.bbox[1])
 
 
@@ -255,14 +255,25 @@ def _keep_caption(
         return read
     boxes = [t.bbox for t in read]
     for i, t in enumerate(read):
-        caption = tables.find_caption(page, t.bbox, boxes[:i] + boxes[i + 1 :])
+        titled, caption = _captioned(page, t, boxes[:i] + boxes[i + 1 :])
         if caption is not None:
-            read[i] = tables.PageTable(
-                union(t.bbox, caption.bbox), tables.titled(t.table, caption.text), t.columns
-            )
+            read[i] = titled
             return read
     read[0] = tables.PageTable(read[0].bbox, tables.titled(read[0].table, title), read[0].columns)
     return read
+
+
+def _captioned(
+    page: pdfplumber.page.Page, found: tables.PageTable, others: Sequence[tables.BBox]
+) -> tuple[tables.PageTable, tables.Caption | None]:
+    """``found`` titled by its caption line above or below (tables.find_caption; a line nearer
+    one of ``others`` is theirs), its box grown over the caption's so the caption is not read as
+    prose too, and the caption; ``found`` and None without one."""
+    caption = tables.find_caption(page, found.bbox, others)
+    if caption is None:
+        return found, None
+    table = tables.titled(found.table, caption.text)
+    return tables.PageTable(union(found.bbox, caption.bbox), table, found.columns), caption
 
 
 # A drawn path of this many points is a plotted line (a chart's series), not a rounded corner or an
