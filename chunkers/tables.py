@@ -11,7 +11,7 @@ reads as a commodity price in its chunk too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from chunkers.prose import Piece
 from chunkers.sizing import count_tokens
@@ -52,7 +52,7 @@ def section_rows(table: Table) -> list[int]:
     ]
 
 
-def section_above(table: Table, sections: list[int], start: int) -> tuple[str, ...] | None:
+def section_above(table: Table, sections: Sequence[int], start: int) -> tuple[str, ...] | None:
     """The section row a group starting at body row ``start`` continues under (None: it starts
     with its own section row, or none stands above it)."""
     above = [i for i in sections if i < start]
@@ -61,16 +61,17 @@ def section_above(table: Table, sections: list[int], start: int) -> tuple[str, .
     return table.body[above[-1]]
 
 
-def row_groups(table: Table, max_tokens: int) -> list[tuple[int, tuple[tuple[str, ...], ...]]]:
+def row_groups(
+    table: Table, max_tokens: int, sections: Sequence[int]
+) -> list[tuple[int, tuple[tuple[str, ...], ...]]]:
     """(index of first body row, rows) groups whose Markdown, header (and column line, and the
-    section row repeated above them) included, fits ``max_tokens``: the whole table when it fits,
-    else as few groups as fit; a group always holds at least one row, so a single huge row is a
-    chunk of its own."""
+    section row repeated above them: ``sections``, section_rows) included, fits ``max_tokens``:
+    the whole table when it fits, else as few groups as fit; a group always holds at least one
+    row, so a single huge row is a chunk of its own."""
     columns = count_tokens(column_line(table) or "")
     if count_tokens(table.markdown()) + columns <= max_tokens:
         return [(0, table.body)]
     header = count_tokens(table.markdown(body=()))
-    sections = section_rows(table)
     repeated = max(
         (count_tokens(table.markdown(body=(table.body[i],))) - header for i in sections), default=0
     )
@@ -117,7 +118,7 @@ def chunk_table(block: Block, max_tokens: int) -> Iterator[Piece]:
     if block.lines and block.metadata.get("format") != "html":
         first_body_line = block.lines[0] + max(table.header_rows, 1) + 1
     sections = section_rows(table)
-    for start, rows in row_groups(table, max_tokens):
+    for start, rows in row_groups(table, max_tokens, sections):
         section = section_above(table, sections, start)
         text = table.markdown(body=rows if section is None else (section, *rows))
         if columns:
