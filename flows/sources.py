@@ -135,7 +135,11 @@ def parse_file(ref: SourceRef, options: ParseOptions) -> ParseOutcome:
         return ParseOutcome(record)
     except Exception as exc:  # a parser bug must cost one file, not the whole ingest
         record.status, record.reason = SKIPPED, f"parser error: {type(exc).__name__}: {exc}"
-        log.warning("could not parse %s, skipping it", ref.rel_path, exc_info=True)
+        where = getattr(exc, "worker_traceback", "")  # parsers.guard.ParserCrashed: the worker's
+        if where:
+            log.warning("could not parse %s, skipping it: %s", ref.rel_path, where.rstrip())
+        else:
+            log.warning("could not parse %s, skipping it", ref.rel_path, exc_info=True)
         return ParseOutcome(record)
     if not docs:
         record.status, record.reason = SKIPPED, "no content"

@@ -45,7 +45,12 @@ FILES_PER_WORKER = 200
 
 
 class ParserCrashed(RuntimeError):
-    """The worker raised an unexpected exception or died while parsing; the message says which."""
+    """The worker raised an unexpected exception or died while parsing; the message says which,
+    ``worker_traceback`` where it was raised (the worker's own traceback: the parent's ends here)."""
+
+    def __init__(self, message: str, worker_traceback: str = "") -> None:
+        super().__init__(message)
+        self.worker_traceback = worker_traceback
 
 
 class _Timeout(Exception):
@@ -124,7 +129,7 @@ class _Worker:
             return docs
         if reply[0] == "skip":
             raise SkipFile(reply[1])
-        raise ParserCrashed(f"{reply[1]}: {reply[2]}")
+        raise ParserCrashed(f"{reply[1]}: {reply[2]}", reply[3])
 
     def alive(self) -> bool:
         return self.process.poll() is None

@@ -115,3 +115,14 @@ def test_workers_are_recycled_after_files_per_worker(monkeypatch: pytest.MonkeyP
     parse_with_limits(GUIDE)
     with guard._idle_lock:
         assert guard._idle[-1].process.pid != first
+
+
+def test_a_parser_error_carries_the_workers_traceback() -> None:
+    # a source whose data is not bytes: parse_source raises in the real worker process
+    broken = SourceFile(Path("x.md"), "x.md", None, "3" * 64)  # type: ignore[arg-type]
+    with pytest.raises(ParserCrashed, match="TypeError") as caught:
+        parse_with_limits(broken)
+    # where it was raised, not where the parent re-raised it: the ingest log shows this
+    assert "parsers/registry.py" in caught.value.worker_traceback
+    assert "in parse_source" in caught.value.worker_traceback
+    assert parse_with_limits(GUIDE)[0].title == "Guide"
