@@ -482,9 +482,20 @@ def report(results: dict[str, dict[str, Any]], halves: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-ADDED = ("session 10", "session 11", "session 12", "session 12b", "session 13", "session 14", "session 15", "session 17")
+ADDED = (
+    "session 10",
+    "session 11",
+    "session 12",
+    "session 12b",
+    "session 13",
+    "session 14",
+    "session 15",
+    "session 17",
+)
 # --set real-sN: the set as it was up to session N (the cases added later left out)
-REAL_WITHOUT = {f"real-s{n}": ADDED[i:] for i, n in enumerate(("9", "10", "11", "12", "12b", "13", "14", "16"))}
+REAL_WITHOUT = {
+    f"real-s{n}": ADDED[i:] for i, n in enumerate(("9", "10", "11", "12", "12b", "13", "14", "16"))
+}
 
 
 def main() -> None:

@@ -168,6 +168,7 @@ def _trim(block: list[Line]) -> list[Line]:
         gap = last.top - block[-2].bottom if len(block) > 1 else 1e9
         continued = (
             multi
+            and not _note_line(last)
             and last.chunks[0].text[:1].islower()
             and abs(last.chunks[0].x0 - min(ln.chunks[0].x0 for ln in multi)) < 2 * last.size
             and gap < 0.8 * last.size
@@ -178,6 +179,15 @@ def _trim(block: list[Line]) -> list[Line]:
             break
         block = block[:-1]
     return block
+
+
+def _note_line(line: Line) -> bool:
+    """``line`` opens with a note marker: one letter or sign set smaller than the word after it
+    ("ᵃ Note a.", "* Significant"), the note under a table, no continuation of its last row."""
+    first, rest = line.words[0], line.words[1:]
+    return (
+        bool(rest) and len(first.text) == 1 and not first.text.isdigit() and first.size < 0.85 * rest[0].size
+    )
 
 
 def apart_tail(block: list[Line]) -> list[Line]:

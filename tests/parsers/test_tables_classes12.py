@@ -1,0 +1,90 @@
+"""Table layouts of issue 24 (session 17, helper), drawn anew with reportlab (no dev-set page
+copied) and read through the PDF parser. Both tests failed on the code before session 17 (main
+at 6f2cdcf)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+from tests.parsers.drawn import Rows, parsed_rows
+
+FONT, SIZE = "Times-Roman", 9
+HEIGHT = A4[1]
+PITCH = 10.5
+
+LEFT_PROSE = "The measured values were taken on three days in a row at noon."
+RIGHT_PROSE = "A figure stands in this column beside the table on the left side."
+CAPTION = "FIG. 1. A figure caption under the box, as wide as this column."
+
+HEADER = ("Left", "Centered", "Decimal", "Right")
+ROWS: Rows = [("1", "2", "3.001", "4"), ("10", "20", "30", "40"), ("100", "200", "300.0", "400")]
+XS = (56.0, 160.0, 230.0, 285.0)  # each column's right edge (the first: its left edge)
+
+
+def _table(c: canvas.Canvas, top: float, notes: bool) -> float:
+    """The table in the left text column (x 56-285), its header then its rows at ``PITCH``;
+    with ``notes``, two note lines under it, each opening with a raised marker set smaller.
+    Returns the y of its last line."""
+    y = top
+    for row in (HEADER, *ROWS):
+        c.setFont(FONT, SIZE)
+        c.drawString(XS[0], y, row[0])
+        for j in range(1, 4):
+            c.drawRightString(XS[j], y, row[j])
+        y -= PITCH
+    if notes:  # the first a paragraph's gap under the last row, the second at the note's pitch
+        y -= 9.5
+        for mark, text in (("a", "Note a."), ("b", "Note b.")):
+            c.setFont(FONT, 6)
+            c.drawString(XS[0], y + 3, mark)
+            c.setFont(FONT, 8)
+            c.drawString(XS[0] + 6, y, text)
+            y -= 9.9
+    return y
+
+
+def test_table_in_one_column_near_a_caption_in_the_other_keeps_its_last_row(tmp_path: Path) -> None:
+    """A table in the left text column of a two-column page; beside it, in the right column, a
+    figure box with no text, and under the box a figure caption (prose) level with the table's
+    last row and the line after. Only that last row was near prose, so only it was cut at the
+    gutter: the rows above stayed in the page's whole lane, the last row went to the left lane,
+    and the table lost it."""
+    path = tmp_path / "two_columns.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    y = HEIGHT - 60
+    for _ in range(8):
+        c.drawString(56, y, LEFT_PROSE)
+        c.drawString(310, y, RIGHT_PROSE)
+        y -= PITCH
+    y -= 2 * PITCH
+    c.rect(360, y - 3 * PITCH, 100, 4 * PITCH)  # the figure box beside the table
+    last = y - 3 * PITCH
+    _table(c, y, notes=False)
+    c.setFont(FONT, SIZE)
+    c.drawString(310, last - 1.7 * PITCH, CAPTION)
+    c.drawString(310, last - 2.7 * PITCH, "continued on a second line of the caption text.")
+    c.save()
+    assert parsed_rows(path) == [[HEADER, *ROWS]]
+
+
+def test_note_lines_under_a_table_are_no_part_of_its_last_row(tmp_path: Path) -> None:
+    """Two note lines under a table, each opening with a raised marker set smaller ("a Note a.",
+    "b Note b."): the second, close under the first and starting in lower case, passed for a
+    wrapped continuation, so both joined the last row's first cell ("100 a Note a. b Note b.")."""
+    path = tmp_path / "notes.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    y = HEIGHT - 60
+    for _ in range(4):
+        c.drawString(56, y, LEFT_PROSE)
+        y -= PITCH
+    end = _table(c, y - 2 * PITCH, notes=True)
+    c.setFont(FONT, SIZE)
+    for k in range(4):
+        c.drawString(56, end - 2 * PITCH - k * PITCH, LEFT_PROSE)
+    c.save()
+    assert parsed_rows(path) == [[HEADER, *ROWS]]
