@@ -88,3 +88,54 @@ def test_note_lines_under_a_table_are_no_part_of_its_last_row(tmp_path: Path) ->
         c.drawString(56, end - 2 * PITCH - k * PITCH, LEFT_PROSE)
     c.save()
     assert parsed_rows(path) == [[HEADER, *ROWS]]
+
+
+def test_display_formula_with_an_equation_number_is_no_table(tmp_path: Path) -> None:
+    """A display formula set between paragraphs: two fractions over a bracket, so its numerators,
+    its main line ("Y =", "1 +", "+") and its denominators are three lines of separate pieces,
+    and its equation number "(3)" at the right margin. Read as a 3 x 6 table before."""
+    path = tmp_path / "formula.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    y = HEIGHT - 60
+    for _ in range(5):
+        c.drawString(56, y, LEFT_PROSE + " It went on as planned.")
+        y -= PITCH
+    y -= 14
+    for x, text in ((120, "m"), (150, "−3"), (230, "3 ln(m/GeV)"), (330, "ln(c2/5)")):
+        c.drawString(x, y, text)
+    y -= 11
+    for x, text in ((70, "Y ="), (190, "1 +"), (300, "+"), (520, ". (3)")):
+        c.drawString(x, y, text)
+    y -= 11
+    for x, text in ((118, "GeV"), (245, "15"), (340, "15")):
+        c.drawString(x, y, text)
+    y -= 24
+    for _ in range(5):
+        c.drawString(56, y, LEFT_PROSE + " It went on as planned.")
+        y -= PITCH
+    c.save()
+    assert parsed_rows(path) == []
+
+
+def test_guard_a_table_of_column_numbers_and_plus_signs_stays(tmp_path: Path) -> None:
+    """A table whose header numbers its columns "(1)" ... "(3)" and whose first column holds age
+    groups ending in a plus sign ("65 +") is a table still."""
+    path = tmp_path / "ages.pdf"
+    rows: Rows = [
+        ("Age", "Men", "Women", "All"),
+        ("", "(1)", "(2)", "(3)"),
+        ("18 - 39", "1,204", "1,311", "2,515"),
+        ("40 - 64", "986", "1,020", "2,006"),
+        ("65 +", "412", "530", "942"),
+    ]
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    y = HEIGHT - 80
+    for row in rows:
+        c.drawString(60, y, row[0])
+        for j, x in enumerate((200, 280, 360), start=1):
+            c.drawRightString(x, y, row[j])
+        y -= 12
+    c.save()
+    assert parsed_rows(path) == [rows]
