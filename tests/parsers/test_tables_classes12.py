@@ -139,3 +139,58 @@ def test_guard_a_table_of_column_numbers_and_plus_signs_stays(tmp_path: Path) ->
         y -= 12
     c.save()
     assert parsed_rows(path) == [rows]
+
+
+GROUPED: Rows = [
+    ("", "Group A", "", "Group B", ""),
+    ("Ion", "1st choice", "2nd choice", "1st choice", "2nd choice"),
+    ("K", "(2e) + (2f)", "(4i)", "(2c) + (2d)", "(4f)"),
+    ("Mn", "(2g)", "(a) + (b)", "(4e)", "(2a) + (2b)"),
+    ("Cl", "(a) + (b)", "(2g)", "(4e)", ""),
+    ("He", "(8r)", "(4j)", "(4g)", ""),
+]
+
+
+def _grouped_page(path: Path, notes: bool) -> list[Rows]:
+    """A text table (no figures) with no rules: two group labels, each centred over the gap
+    between the two column labels it groups, over "Ion" and four column labels; with ``notes``,
+    a note line under it opening with a raised marker and running into its columns."""
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    rights = (200, 320, 440, 560)
+    y = HEIGHT - 80
+    c.drawString(60, y + 30, "Table 2. Positions of the ions, two choices in each group")
+    for text, (left, right) in (("Group A", (200, 320)), ("Group B", (440, 560))):
+        start = left - c.stringWidth("1st choice", "Helvetica", 9)  # over both column labels
+        c.drawCentredString((start + right) / 2, y, text)
+    for row in GROUPED[1:]:
+        y -= 12
+        c.drawString(60, y, row[0])
+        for x, text in zip(rights, row[1:], strict=True):
+            c.drawRightString(x, y, text)
+    if notes:  # "ᵃ The z parameter of these positions is z = ¹⁄₄.": its raised pieces a line above
+        y -= 20
+        c.setFont("Helvetica", 6)
+        c.drawString(60, y + 4, "a")
+        c.setFont("Helvetica", 8)
+        for x, text in ((85, "z"), (210, "z = 1")):
+            c.drawString(x, y + 3, text)
+        for x, text in ((68, "The"), (92, "parameter of these positions is"), (227, "4.")):
+            c.drawString(x, y - 1, text)
+    c.save()
+    return parsed_rows(path)
+
+
+def test_group_labels_over_a_text_table_without_rules_span_their_columns(tmp_path: Path) -> None:
+    """Each group label stands in the white between its two sub-columns, centred over both: it
+    went to the second, where its centre falls (or, read with every line of a table without
+    figures, made column strips of its own). It spans both and goes to the first."""
+    assert _grouped_page(tmp_path / "grouped.pdf", notes=False) == [GROUPED]
+
+
+def test_a_note_line_under_a_text_table_ends_it(tmp_path: Path) -> None:
+    """A note line under the table, its marker raised and smaller, its text running under the
+    first columns and a formula set apart after it ("z = 4."): a line of two cells with a
+    figure, it was taken as the table's first data line, so every line above became a header
+    line."""
+    assert _grouped_page(tmp_path / "notes.pdf", notes=True) == [GROUPED]

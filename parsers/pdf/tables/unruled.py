@@ -137,8 +137,8 @@ def blocks(lines: Sequence[Line]) -> list[list[Line]]:
     current: list[Line] = []
     singles = 0
     for line in sorted(lines, key=lambda ln: ln.top):
-        if _CAPTION_START.match(line.chunks[0].text):  # a caption ends a table, never a row
-            if current:
+        if _CAPTION_START.match(line.chunks[0].text) or (current and _note_line(line)):
+            if current:  # a caption or a note under a table ends it, never a row
                 out.append(_trim(current))
             current, singles = [], 0
             continue
