@@ -194,3 +194,26 @@ def test_a_note_line_under_a_text_table_ends_it(tmp_path: Path) -> None:
     figure, it was taken as the table's first data line, so every line above became a header
     line."""
     assert _grouped_page(tmp_path / "notes.pdf", notes=True) == [GROUPED]
+
+
+def test_guard_labels_over_text_of_the_columns_set_the_columns_as_before(tmp_path: Path) -> None:
+    """Two labels on the first line, each set flush over the text of a column under it (not in
+    the white between columns): they are no group labels in a gap, so the columns are read from
+    every line as before, the labels in the columns they stand over."""
+    path = tmp_path / "over_text.pdf"
+    rows: Rows = [
+        ("Need", "", "Source", "", ""),
+        ("Store", "the files", "Users", "yes", "high"),
+        ("Search", "the text", "Users", "yes", "high"),
+        ("Export", "the data", "Admins", "no", "low"),
+        ("Import", "the data", "Admins", "no", "low"),
+    ]
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica", 9)
+    y = HEIGHT - 80
+    for row in rows:
+        for x, text in zip((60, 150, 260, 360, 440), row, strict=True):
+            c.drawString(x, y, text)
+        y -= 12
+    c.save()
+    assert parsed_rows(path) == [rows]

@@ -142,7 +142,8 @@ def group_label_lines(block: Sequence[Line]) -> int:
     """How many lines at the top of ``block`` hold group labels: each with fewer than half as
     many cells as the block's fullest line, which comes right after them ("Group A" and "Group
     B", each centred over two column labels, over "Ion  1st choice  2nd choice  1st choice  2nd
-    choice"), with ``MIN_BODY_LINES`` lines of two cells or more from there on. A group label
+    choice"), each cell over white only (no text of the lines under it below it), with
+    ``MIN_BODY_LINES`` lines of two cells or more from there on. A group label
     centred over the gap between its sub-columns leaves white on both sides of it where the
     columns below are set, so the columns are read from the lines under it; ``build_grid`` then
     places it in the first column it spans. 0 when there are none."""
@@ -152,7 +153,11 @@ def group_label_lines(block: Sequence[Line]) -> int:
         k += 1
     if k == 0 or k == len(block) or len(block[k].chunks) != most:
         return 0
-    return k if sum(len(ln.chunks) >= 2 for ln in block[k:]) >= MIN_BODY_LINES else 0
+    rest = [c for ln in block[k:] for c in ln.chunks]
+    in_white = all(
+        not any(r.x0 < c.x1 and c.x0 < r.x1 for r in rest) for ln in block[:k] for c in ln.chunks
+    )  # each label over white only: no text of the lines under it below any part of it
+    return k if in_white and sum(len(ln.chunks) >= 2 for ln in block[k:]) >= MIN_BODY_LINES else 0
 
 
 def outer_label_column(block: Sequence[Line], head: int) -> float | None:
