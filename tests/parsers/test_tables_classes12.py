@@ -217,3 +217,35 @@ def test_guard_labels_over_text_of_the_columns_set_the_columns_as_before(tmp_pat
         y -= 12
     c.save()
     assert parsed_rows(path) == [rows]
+
+
+def test_a_subscript_after_a_subscript_stays_in_its_header_cell(tmp_path: Path) -> None:
+    """Group labels "D¹₄ₕ" as physics tables set them: a superscript "1" and a subscript "4"
+    against the "D", and the subscript's "h", in an italic face, against the "4". The "h" touches
+    no full-size word, so it was read as a line of its own under the labels: a header row of its
+    own ("", "h", "", "h", ""). It hangs on the "4" it touches, in the label's cell."""
+    path = tmp_path / "scripts.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    y = HEIGHT - 80
+    rights = (200, 320, 440, 560)
+    width = c.stringWidth("1st choice", "Helvetica", 9)
+    for sup, (left, right) in (("1", (200, 320)), ("5", (440, 560))):
+        x = (left - width + right) / 2 - 6
+        c.setFont("Helvetica", 9)
+        c.drawString(x, y, "D")
+        x += c.stringWidth("D", "Helvetica", 9)
+        c.setFont("Helvetica", 6)
+        c.drawString(x, y + 3.5, sup)
+        c.drawString(x, y - 2.5, "4")
+        c.setFont("Helvetica-Oblique", 6)
+        c.drawString(x + c.stringWidth("4", "Helvetica", 6), y - 2.5, "h")
+    c.setFont("Helvetica", 9)
+    for row in GROUPED[1:]:
+        y -= 12
+        c.drawString(60, y, row[0])
+        for x, text in zip(rights, row[1:], strict=True):
+            c.drawRightString(x, y, text)
+    c.save()
+    (table,) = parsed_rows(path)
+    assert table[1:] == GROUPED[1:]
+    assert [cell.replace(" ", "") for cell in table[0]] == ["", "D14h", "", "D54h", ""]

@@ -126,6 +126,46 @@ def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
     return Line(tuple(Chunk(tuple(c)) for c in chunks))
 
 
+SCRIPT_SIZE = 0.8  # x the size of the words they hang on: sub- and superscripts are smaller
+
+
+def join_scripts(block: Sequence[Line]) -> list[Line]:
+    """``block`` with each line of sub- or superscripts only joined to the line they hang on: a
+    line whose every word is smaller than the largest word of the line above or below
+    (``SCRIPT_SIZE``),
+    overlaps that line's height and touches one of its words on the left or right (within a
+    fifth of its size), as "h" of "D¹₄ₕ" set lower than "D", "4" and "1" and read as a line of
+    its own, which made a header row of its own."""
+    out = list(block)
+    i = 0
+    while i < len(out):
+        line = out[i]
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(out):
+                continue
+            host = out[j]
+            if _hangs_on(line, host):
+                words = sorted((*host.words, *line.words), key=lambda w: w.x0)
+                out[min(i, j)] = split_chunks(words)
+                del out[max(i, j)]
+                i = max(min(i, j) - 1, 0) - 1
+                break
+        i += 1
+    return out
+
+
+def _hangs_on(line: Line, host: Line) -> bool:
+    biggest = max(w.size for w in host.words)  # a host line may be mostly scripts itself ("D 4 1")
+    if not all(w.size < SCRIPT_SIZE * biggest for w in line.words):
+        return False
+    if line.bottom < host.top or line.top > host.bottom:
+        return False
+    return all(
+        any(abs(w.x0 - h.x1) <= 0.2 * host.size or abs(h.x0 - w.x1) <= 0.2 * host.size for h in host.words)
+        for w in line.words
+    )
+
+
 # --- blocks and columns -------------------------------------------------------------------------
 
 
@@ -296,6 +336,7 @@ def _headed(block: Sequence[Line]) -> bool:
 def table_from_block(
     block: Sequence[Line], above: Sequence[Line] = (), rules: Sequence[Rule] = ()
 ) -> UnruledTable | None:
+    block = join_scripts(block)
     seps = column_separators(block)
     if not seps:
         return None
