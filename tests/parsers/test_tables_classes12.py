@@ -249,3 +249,56 @@ def test_a_subscript_after_a_subscript_stays_in_its_header_cell(tmp_path: Path) 
     (table,) = parsed_rows(path)
     assert table[1:] == GROUPED[1:]
     assert [cell.replace(" ", "") for cell in table[0]] == ["", "D14h", "", "D54h", ""]
+
+
+ELEMENTS: Rows = [
+    ("", "rc", "r0", "kr0"),
+    ("Cu", "0.800", "14.10", "2.550"),
+    ("Ag", "0.990", "15.90", "2.710"),
+    ("Au", "1.150", "15.90", "2.710"),
+    ("Mg", "0.490", "17.60", "3.200"),
+    ("Zn", "0.300", "15.20", "2.970"),
+    ("Cd", "0.530", "17.10", "3.160"),
+]
+
+
+def test_table_in_one_column_under_a_caption_as_wide_as_the_page(tmp_path: Path) -> None:
+    """A two-column page under a float as wide as the page, whose caption runs over the gutter in
+    two lines ("TABLE II. This is a wide table ..."); below, prose in the left column and a table
+    in the right one, their lines at different heights. The caption's lines crossed the gutter,
+    so no gutter was found and the prose lines beside the table were read into its first column.
+    A caption as wide as the page and the lines of its paragraph no longer hide the gutter."""
+    path = tmp_path / "wide_caption.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont(FONT, SIZE)
+    y = HEIGHT - 60
+    c.drawString(
+        56, y, "TABLE II. This is a wide table that spans the full page width in a two-column layout, set"
+    )
+    c.drawString(
+        56, y - PITCH, "across both columns of the page. It also shows how its caption runs over the gutter."
+    )
+    y -= 3 * PITCH
+    for row in (
+        ("Ion", "first", "second", "third"),
+        ("K", "(2e)", "(4i)", "(2c)"),
+        ("Mn", "(2g)", "(4e)", "(2a)"),
+    ):
+        c.drawString(56, y, row[0])
+        for x, text in zip((200, 350, 500), row[1:], strict=True):
+            c.drawRightString(x, y, text)
+        y -= PITCH
+    y -= 2 * PITCH
+    for k in range(14):  # the left column's prose
+        c.drawString(56, y - k * PITCH, LEFT_PROSE[: 52 + k % 3])
+    for k in range(4):  # the right column's prose, then the table's caption
+        c.drawString(317, y - k * PITCH, RIGHT_PROSE[:56])
+    c.drawString(317, y - 5 * PITCH, "TABLE IV. A table in one column.")
+    t = y - 7.5 * PITCH
+    for row in ELEMENTS:
+        c.drawString(320, t, row[0])
+        for x, text in zip((400, 470, 540), row[1:], strict=True):
+            c.drawRightString(x, t, text)
+        t -= PITCH
+    c.save()
+    assert ELEMENTS in parsed_rows(path)
