@@ -127,15 +127,16 @@ def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
 
 
 SCRIPT_SIZE = 0.8  # x the size of the words they hang on: sub- and superscripts are smaller
+SCRIPT_CHARS = 4  # a script is short ("h", "max", "(1)")
 
 
 def join_scripts(block: Sequence[Line]) -> list[Line]:
     """``block`` with each line of sub- or superscripts only joined to the line they hang on: a
     line whose every word is smaller than the largest word of the line above or below
-    (``SCRIPT_SIZE``),
-    overlaps that line's height and touches one of its words on the left or right (within a
-    fifth of its size), as "h" of "D¹₄ₕ" set lower than "D", "4" and "1" and read as a line of
-    its own, which made a header row of its own."""
+    (``SCRIPT_SIZE``), overlaps that line's height, each of them short (``SCRIPT_CHARS``) and
+    set against the end of one of its words (within a fifth of its size), as "h" of "D¹₄ₕ" set
+    lower than "D", "4" and "1" and read as a line of its own, which made a header row of its
+    own."""
     out = list(block)
     i = 0
     while i < len(out):
@@ -161,7 +162,7 @@ def _hangs_on(line: Line, host: Line) -> bool:
     if line.bottom < host.top or line.top > host.bottom:
         return False
     return all(
-        any(abs(w.x0 - h.x1) <= 0.2 * host.size or abs(h.x0 - w.x1) <= 0.2 * host.size for h in host.words)
+        len(w.text) <= SCRIPT_CHARS and any(abs(w.x0 - h.x1) <= 0.2 * host.size for h in host.words)
         for w in line.words
     )
 
@@ -337,6 +338,8 @@ def table_from_block(
     block: Sequence[Line], above: Sequence[Line] = (), rules: Sequence[Rule] = ()
 ) -> UnruledTable | None:
     block = join_scripts(block)
+    if len(block) < 2:
+        return None
     seps = column_separators(block)
     if not seps:
         return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from parsers.pdf.labels import FIGURE_CAPTION, TABLE_OR_FIGURE_LABEL
+from parsers.pdf.labels import FIGURE_CAPTION
 from parsers.pdf.tables.unruled_cells import Chunk, Line, word_count
 
 PROSE_WORDS = 5  # a chunk this long and wide (PROSE_WIDTH of the text width) is prose
@@ -27,13 +27,11 @@ def page_gutter(lines: Sequence[Line], text_width: float) -> float | None:
     """The x of a gutter between text columns: the widest strip in the middle of the text that no
     prose chunk crosses, with at least three prose chunks on each side; None on a one-column page.
     A figure's caption centred across both columns ("Figure 8. Comparison of ...") is no column's
-    prose and may cross the gutter, nor is a caption of a float as wide as the page and the lines
-    of its paragraph (``_wide_captions``)."""
-    captions = _wide_captions(lines, text_width)
+    prose and may cross the gutter."""
     prose = [
         c
-        for k, line in enumerate(lines)
-        if not FIGURE_CAPTION.match(line.chunks[0].text) and k not in captions
+        for line in lines
+        if not FIGURE_CAPTION.match(line.chunks[0].text)
         for c in line.chunks
         if _is_prose(c, text_width)
     ]
@@ -55,33 +53,6 @@ def page_gutter(lines: Sequence[Line], text_width: float) -> float | None:
     left = sum(1 for c in prose if c.x1 <= mid)
     right = sum(1 for c in prose if c.x0 >= mid)
     return mid if left >= 3 and right >= 3 else None
-
-
-WIDE_CAPTION = 0.6  # x text width: a caption line this wide spans both text columns
-
-
-def _wide_captions(lines: Sequence[Line], text_width: float) -> set[int]:
-    """Indexes of the lines of each caption paragraph as wide as the page (a table's or a
-    figure's caption over a float set across both text columns: "TABLE II. This is a wide table
-    that spans the full page width ..." and its next lines): a line opening with a table or
-    figure label and reaching over ``WIDE_CAPTION`` of the text width, then each next line
-    (top to bottom) as wide, flush with it and at most half a line below the one before."""
-    order = sorted(range(len(lines)), key=lambda k: lines[k].top)
-    out: set[int] = set()
-    para: list[int] = []
-    for k in order:
-        line = lines[k]
-        wide = line.chunks[-1].x1 - line.chunks[0].x0 >= WIDE_CAPTION * text_width
-        if para and wide:
-            first, last = lines[para[0]], lines[para[-1]]
-            flush = abs(line.chunks[0].x0 - first.chunks[0].x0) <= 0.5 * line.size
-            if flush and line.top - last.bottom <= 0.5 * line.size:
-                para.append(k)
-                out.add(k)
-                continue
-        para = [k] if wide and TABLE_OR_FIGURE_LABEL.match(line.chunks[0].text) else []
-        out.update(para)
-    return out
 
 
 def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list[Line]]:
@@ -118,9 +89,7 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
         )
         for i, line in enumerate(lines)
     ]
-    cut = _between_cuts(
-        lines, crossing, _along_side(lines, crossing, _between_cuts(lines, crossing, cut), mid)
-    )
+    cut = _along_side(lines, crossing, _between_cuts(lines, crossing, cut), mid)
     for i, line in enumerate(lines):
         if not cut[i]:
             whole.append(line)
@@ -156,13 +125,11 @@ def _between_cuts(lines: Sequence[Line], crossing: Sequence[bool], cut: Sequence
 def _along_side(
     lines: Sequence[Line], crossing: Sequence[bool], cut: Sequence[bool], mid: float
 ) -> list[bool]:
-    """``cut``, and each line with text on one side of the gutter only that follows a cut line
-    with text on that side (the next line with text there, above or below, within ``FAR_PROSE``
-    line heights), and so on along the side: a table inside one text column whose last row is
-    near a prose line (a figure caption in the other column below it) but whose first rows are
-    not is cut at the gutter row by row alike, so its rows stay in one lane; two tables side by
-    side, one in each text column, their rows on lines of their own, are cut alike from the last
-    cut line above them. A line with text on both sides, or
+    """``cut``, and each line with text on one side of the gutter only that follows a cut line on
+    that side (the next line with text there, above or below, within ``FAR_PROSE`` line heights),
+    and so on along the side: a table inside one text column whose last row is near a prose line
+    (a figure caption in the other column below it) but whose first rows are not is cut at the
+    gutter row by row alike, so its rows stay in one lane. A line with text on both sides, or
     crossing the gutter, stops the walk: a full-width table under two columns stays whole."""
     out = list(cut)
     sides = [(any(c.x1 <= mid for c in ln.chunks), any(c.x0 >= mid for c in ln.chunks)) for ln in lines]
@@ -175,7 +142,7 @@ def _along_side(
         for order in (seq, seq[::-1]):
             for a, b in zip(order, order[1:], strict=False):
                 near = abs(lines[b].top - lines[a].top) <= FAR_PROSE * lines[b].size
-                if out[a] and not out[b] and near and not crossing[a] and one_sided(b):
+                if out[a] and not out[b] and near and one_sided(a) and one_sided(b):
                     out[b] = True
     return out
 
