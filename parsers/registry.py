@@ -64,7 +64,11 @@ PARSER_VERSIONS: dict[str, int] = {
     # a partial grid read again for columns keeps its caption as the title of the table it stands
     # by, and the lines of four words or more its frame held besides, a note under the figures, as
     # prose)
-    "pdf": 11,
+    # 12: session 17's helper (a table in one text column keeps its rows in one lane when only
+    # some are near prose in the other column; note lines under a table, opening with a smaller
+    # marker, end it and join no row; a display formula beside its equation number is no table;
+    # group labels in the white between their sub-columns of a text table span them)
+    "pdf": 12,
     "records": 1,
     "code": 1,
     "text": 1,

@@ -115,6 +115,14 @@ SHA256 = {
     "bjfuthesis-thesis.pdf": "ba54a59b414dadaabcbd9c11799b6b650dcff545c268cc8227686299cb707484",
     "abntex2-relatorio-tecnico.pdf": "c464c609627e836d6f186d9ea590e10c723a2812e063f9aaae896c574090533a",
     "texproposal.pdf": "62c7104ce68de476b5db1b511aeaff46190495509acc1b73d00ffac1de0189a3",
+    # added in session 17 (texlive-publishers-doc, as session 15)
+    "revtex4-1-apssamp.pdf": "37fba24e612ca36f0cce7b0761182d4770b7db0a8d7fc68fe4b8164846183f2f",
+    "asmejour-template.pdf": "a7bc4aef1a296edb3613c4d74f76915369d82c7582ea37c005ff9e0a5d687851",
+    "oup-authoring-template.pdf": "8f1682708332fc3873604b8fed64b762d9931d664052004e015e03b363585f40",
+    "erdc-sample.pdf": "503b1343ddd0969531afcab1cbf0b4e7c429d0a21a3a99b3379972eb8516727f",
+    "thesis-gwu-sample.pdf": "8b67e2d8a76cc837665711f34842824870fd0964fa353cb3e31f6d1739d557c2",
+    "ndsu-thesis-2022-example.pdf": "eae27d52f7b11dbb40076d87bb54fce4f29c05271f908689a3b59ceb0812be40",
+    "afparticle-afpsample.pdf": "633e115d585a739737c28ca459a189bf0718e41a19cdb2a311126889cd140057",
 }
 
 

@@ -126,6 +126,47 @@ def split_chunks(words: Sequence[Word], gap: float = CHUNK_GAP) -> Line:
     return Line(tuple(Chunk(tuple(c)) for c in chunks))
 
 
+SCRIPT_SIZE = 0.8  # x the size of the words they hang on: sub- and superscripts are smaller
+SCRIPT_CHARS = 4  # a script is short ("h", "max", "(1)")
+
+
+def join_scripts(block: Sequence[Line]) -> list[Line]:
+    """``block`` with each line of sub- or superscripts only joined to the line they hang on: a
+    line whose every word is smaller than the largest word of the line above or below
+    (``SCRIPT_SIZE``), overlaps that line's height, each of them short (``SCRIPT_CHARS``) and
+    set against the end of one of its words (within a fifth of its size), as "h" of "D¹₄ₕ" set
+    lower than "D", "4" and "1" and read as a line of its own, which made a header row of its
+    own."""
+    out = list(block)
+    i = 0
+    while i < len(out):
+        line = out[i]
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(out):
+                continue
+            host = out[j]
+            if _hangs_on(line, host):
+                words = sorted((*host.words, *line.words), key=lambda w: w.x0)
+                out[min(i, j)] = split_chunks(words)
+                del out[max(i, j)]
+                i = max(min(i, j) - 1, 0) - 1
+                break
+        i += 1
+    return out
+
+
+def _hangs_on(line: Line, host: Line) -> bool:
+    biggest = max(w.size for w in host.words)  # a host line may be mostly scripts itself ("D 4 1")
+    if not all(w.size < SCRIPT_SIZE * biggest for w in line.words):
+        return False
+    if line.bottom < host.top or line.top > host.bottom:
+        return False
+    return all(
+        len(w.text) <= SCRIPT_CHARS and any(abs(w.x0 - h.x1) <= 0.2 * host.size for h in host.words)
+        for w in line.words
+    )
+
+
 # --- blocks and columns -------------------------------------------------------------------------
 
 
@@ -137,8 +178,8 @@ def blocks(lines: Sequence[Line]) -> list[list[Line]]:
     current: list[Line] = []
     singles = 0
     for line in sorted(lines, key=lambda ln: ln.top):
-        if _CAPTION_START.match(line.chunks[0].text):  # a caption ends a table, never a row
-            if current:
+        if _CAPTION_START.match(line.chunks[0].text) or (current and _note_line(line)):
+            if current:  # a caption or a note under a table ends it, never a row
                 out.append(_trim(current))
             current, singles = [], 0
             continue
@@ -168,6 +209,7 @@ def _trim(block: list[Line]) -> list[Line]:
         gap = last.top - block[-2].bottom if len(block) > 1 else 1e9
         continued = (
             multi
+            and not _note_line(last)
             and last.chunks[0].text[:1].islower()
             and abs(last.chunks[0].x0 - min(ln.chunks[0].x0 for ln in multi)) < 2 * last.size
             and gap < 0.8 * last.size
@@ -178,6 +220,15 @@ def _trim(block: list[Line]) -> list[Line]:
             break
         block = block[:-1]
     return block
+
+
+def _note_line(line: Line) -> bool:
+    """``line`` opens with a note marker: one letter or sign set smaller than the word after it
+    ("ᵃ Note a.", "* Significant"), the note under a table, no continuation of its last row."""
+    first, rest = line.words[0], line.words[1:]
+    return (
+        bool(rest) and len(first.text) == 1 and not first.text.isdigit() and first.size < 0.85 * rest[0].size
+    )
 
 
 def apart_tail(block: list[Line]) -> list[Line]:
@@ -286,6 +337,9 @@ def _headed(block: Sequence[Line]) -> bool:
 def table_from_block(
     block: Sequence[Line], above: Sequence[Line] = (), rules: Sequence[Rule] = ()
 ) -> UnruledTable | None:
+    block = join_scripts(block)
+    if len(block) < 2:
+        return None
     seps = column_separators(block)
     if not seps:
         return None

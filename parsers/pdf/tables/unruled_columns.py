@@ -120,6 +120,9 @@ def column_separators(block: Sequence[Line]) -> list[float]:
     body = block[head:]
     figures = any(is_figure(c.text) for c in block[head].chunks[1:])
     if head == 0 or not figures or sum(len(ln.chunks) >= 2 for ln in body) < MIN_BODY_LINES:
+        lead = group_label_lines(block)
+        if lead:  # group labels over the text table's column labels: its columns from the rest
+            return separators(block[lead:]) or seps
         return seps  # no data line: a text table's columns (or prose) set by all its lines
     own = separators(body)
     if not own:
@@ -133,6 +136,28 @@ def column_separators(block: Sequence[Line]) -> list[float]:
     out = sorted([*own, *(s for s in seps if not any(same_gap(s, b) for b in own))])
     outer = outer_label_column(block, head)
     return [outer, *out] if outer is not None and outer < out[0] else out
+
+
+def group_label_lines(block: Sequence[Line]) -> int:
+    """How many lines at the top of ``block`` hold group labels: each with fewer than half as
+    many cells as the block's fullest line, which comes right after them ("Group A" and "Group
+    B", each centred over two column labels, over "Ion  1st choice  2nd choice  1st choice  2nd
+    choice"), each cell over white only (no text of the lines under it below it), with
+    ``MIN_BODY_LINES`` lines of two cells or more from there on. A group label
+    centred over the gap between its sub-columns leaves white on both sides of it where the
+    columns below are set, so the columns are read from the lines under it; ``build_grid`` then
+    places it in the first column it spans. 0 when there are none."""
+    most = max((len(ln.chunks) for ln in block), default=0)
+    k = 0
+    while k < len(block) and 2 * len(block[k].chunks) < most:
+        k += 1
+    if k == 0 or k == len(block) or len(block[k].chunks) != most:
+        return 0
+    rest = [c for ln in block[k:] for c in ln.chunks]
+    in_white = all(
+        not any(r.x0 < c.x1 and c.x0 < r.x1 for r in rest) for ln in block[:k] for c in ln.chunks
+    )  # each label over white only: no text of the lines under it below any part of it
+    return k if in_white and sum(len(ln.chunks) >= 2 for ln in block[k:]) >= MIN_BODY_LINES else 0
 
 
 def outer_label_column(block: Sequence[Line], head: int) -> float | None:
@@ -171,6 +196,10 @@ def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]
             line = part_tight_labels(line, strips)
         own = _line_seps(line, seps, strips) if i < head else seps
         for c in line.chunks:
+            gap = _group_gap(c, strips, seps, block[i + 1]) if i < head and i + 1 < len(block) else None
+            if gap is not None:  # a group label set in the white between its two sub-columns
+                row[gap].extend(c.words)
+                continue
             first, last = _slot(c.x0 + 1, own), _slot(c.x1 - 1, own)
             if i < head and first != last:
                 row[_label_slot(c, own, first, last)].extend(c.words)
@@ -179,6 +208,20 @@ def build_grid(block: Sequence[Line], seps: Sequence[float]) -> tuple[Grid, int]
                 row[_slot((w.x0 + w.x1) / 2, own)].append(w)
         grid.append(row)
     return grid, head
+
+
+def _group_gap(
+    chunk: Chunk, strips: Sequence[tuple[float, float]], seps: Sequence[float], below: Line
+) -> int | None:
+    """The column a header label goes to when it stands wholly inside the body's white strip
+    around a boundary, over a line with a label on each side of that boundary (a group label
+    centred over two sub-columns, "D₄ₕ" over "1st alternative" and "2nd alternative"): the
+    first of the two it spans. None for any other chunk."""
+    for k, (lo, hi) in enumerate(strips):
+        if lo - 1 <= chunk.x0 and chunk.x1 <= hi + 1 and hi > lo:
+            sides = {_slot((c.x0 + c.x1) / 2, seps) for c in below.chunks}
+            return k if {k, k + 1} <= sides else None
+    return None
 
 
 def _body_gaps(body: Sequence[Line], seps: Sequence[float]) -> list[tuple[float, float]]:

@@ -21,6 +21,10 @@ _LEADERS = re.compile(r"(\.\s?){4,}|…{2,}|(_\s?){4,}")
 # bullets and squares of symbol fonts, Wingdings or Symbol, as their text layers map them)
 _MARKER = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|[ivxIVX]{1,4}[.)]|[•·▪◦‣●○■□\-–—*+>\ue000-\uf8ff])$")
 _COLUMN_NUMBER = re.compile(r"\((\d{1,2})\)")
+# an equation number at a display formula's right margin ("(3)", ". (2.6')", "(B2a)"), and a
+# formula's pieces that end with an operator ("Y =", "1 +", "+")
+_EQUATION_NUMBER = re.compile(r"^[.,]?\s*\(([A-Z]?\d+(\.\d+)?[a-z]?'?)\)$")
+_OPERATOR_END = re.compile(r"(^|\s)[=+−×<>≤≥≈]$")
 _CODE = re.compile(r"[=;{}]|\(\)|^#|//|->|^def |^return\b|^import ")
 
 MAX_MEAN_WORDS = 4.0  # words per non-empty cell: a table's cells are short, prose columns are not
@@ -93,6 +97,8 @@ def rejection(
         return "label: value pairs: a form"
     if labels and sum(1 for t in labels if _MARKER.match(t)) * 2 > len(labels):
         return "a marker column: a list"
+    if _display_formula(rows):
+        return "pieces of a display formula beside its equation number"
     tiny = sum(1 for c in filled if len("".join(c.split())) <= 2 and not is_numeric(c))
     if tiny >= max(3, 0.4 * len(filled)):
         return "scattered glyphs: a figure or a formula"
@@ -114,6 +120,17 @@ def rejection(
     if _prose_beside_figures(body, columns, numeric):
         return "columns of prose beside a few rows of figures: a table read with the text around it"
     return None
+
+
+def _display_formula(rows: Sequence[Sequence[str]]) -> bool:
+    """One row ends with an equation number ("(3)", ". (3)") in the last column and does not
+    number the table's columns ("(1)" ... "(3)"), and two cells or more end with an operator
+    ("Y =", "1 +", "+"): a formula set over several lines (fractions, sums) between paragraphs."""
+    numbered = [r for r in rows if _EQUATION_NUMBER.match(r[-1].strip())]
+    if len(numbered) != 1 or counts_columns(numbered[0]):
+        return False
+    operators = sum(1 for r in rows for c in r if _OPERATOR_END.search(c.strip()))
+    return operators >= 2
 
 
 def _prose_beside_figures(

@@ -89,7 +89,7 @@ def lanes(lines: Sequence[Line], text_width: float, depth: int = 2) -> list[list
         )
         for i, line in enumerate(lines)
     ]
-    cut = _between_cuts(lines, crossing, cut)
+    cut = _along_side(lines, crossing, _between_cuts(lines, crossing, cut), mid)
     for i, line in enumerate(lines):
         if not cut[i]:
             whole.append(line)
@@ -119,6 +119,31 @@ def _between_cuts(lines: Sequence[Line], crossing: Sequence[bool], cut: Sequence
         reach = FAR_PROSE * line.size
         if line.top - lines[i - 1].top <= reach and lines[i + 1].top - line.top <= reach:
             out[i] = True
+    return out
+
+
+def _along_side(
+    lines: Sequence[Line], crossing: Sequence[bool], cut: Sequence[bool], mid: float
+) -> list[bool]:
+    """``cut``, and each line with text on one side of the gutter only that follows a cut line on
+    that side (the next line with text there, above or below, within ``FAR_PROSE`` line heights),
+    and so on along the side: a table inside one text column whose last row is near a prose line
+    (a figure caption in the other column below it) but whose first rows are not is cut at the
+    gutter row by row alike, so its rows stay in one lane. A line with text on both sides, or
+    crossing the gutter, stops the walk: a full-width table under two columns stays whole."""
+    out = list(cut)
+    sides = [(any(c.x1 <= mid for c in ln.chunks), any(c.x0 >= mid for c in ln.chunks)) for ln in lines]
+    for s in (0, 1):
+        seq = sorted((i for i in range(len(lines)) if sides[i][s]), key=lambda i: lines[i].top)
+
+        def one_sided(i: int) -> bool:
+            return not crossing[i] and not sides[i][1 - s]  # noqa: B023 (s is this loop's side)
+
+        for order in (seq, seq[::-1]):
+            for a, b in zip(order, order[1:], strict=False):
+                near = abs(lines[b].top - lines[a].top) <= FAR_PROSE * lines[b].size
+                if out[a] and not out[b] and near and one_sided(a) and one_sided(b):
+                    out[b] = True
     return out
 
 
