@@ -1,6 +1,6 @@
 """Ruled-table layouts of issue 24 (session 17, second helper), drawn anew with reportlab (no
-dev-set page copied) and read through the PDF parser. The two behaviour tests failed on main's
-code (0f4c0ee); the guard (named so) passes on both."""
+dev-set page copied) and read through the PDF parser. The three behaviour tests failed on main's
+code (0f4c0ee); the two guards (named so) pass on both."""
 
 from __future__ import annotations
 
@@ -60,7 +60,9 @@ def _expected(label_rows: int) -> Rows:
     rows: Rows = []
     for n, who in ((1, "UoC"), (3, "UoP3")):
         rows.append((f"Participant no. {n} ({who})", "Cost (EUR)", "Justification"))
-        rows += [(f"Infrastructure {r + 1}", f"{400000 + r}", f"Synchrotron {r + 1}") for r in range(label_rows)]
+        rows += [
+            (f"Infrastructure {r + 1}", f"{400000 + r}", f"Synchrotron {r + 1}") for r in range(label_rows)
+        ]
     return rows
 
 
@@ -109,5 +111,73 @@ def test_guard_a_shaded_label_over_two_rows_stays_one_cell(tmp_path: Path) -> No
     c.showPage()
     c.save()
     assert parsed_rows(path) == [
-        [("Group", "Count", "Note"), ("Group A", "12", "first"), ("", "14", "second"), ("Group B", "9", "third")]
+        [
+            ("Group", "Count", "Note"),
+            ("Group A", "12", "first"),
+            ("", "14", "second"),
+            ("Group B", "9", "third"),
+        ]
     ]
+
+
+QUESTIONS = (
+    ("Does the site plan to subcontract certain tasks", "Y/N"),
+    ("Does the site envisage that part of its work is done by others", "Y/N"),
+    ("Does the site use contributions in kind", "Y/N"),
+)
+
+
+def _stacked(path: Path, first: str | None) -> None:
+    """Grey one-cell bands over the whole width, each over the same two-column rows, ruled all
+    round, the blocks touching (one grid to the ruled finder). With ``first`` None the grid opens
+    with a header row of two cells instead of a band, and one inner band stays."""
+    c = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    c.setFont(FONT, SIZE)
+    x0, mid, x1 = 80.0, 460.0, 520.0
+    y = 700.0
+    rules = [y]
+    inner = []  # the tops of the two-cell rows (their column rule)
+    blocks = (
+        [(first, QUESTIONS), ("Site B", QUESTIONS)]
+        if first
+        else [(None, (("Question", "Answer"),)), ("Site B", QUESTIONS)]
+    )
+    for title, rows in blocks:
+        if title is not None:
+            c.setFillGray(GREY)
+            c.rect(x0, y - ROW, x1 - x0, ROW, stroke=0, fill=1)
+            c.setFillGray(0)
+            c.drawString(x0 + 4, y - 10, title)
+            y -= ROW
+            rules.append(y)
+        for q, a in rows:
+            inner.append((y, y - ROW))
+            c.drawString(x0 + 4, y - 10, q)
+            c.drawString(mid + 4, y - 10, a)
+            y -= ROW
+            rules.append(y)
+    for at in rules:
+        c.line(x0, at, x1, at)
+    c.line(x0, 700.0, x0, y)
+    c.line(x1, 700.0, x1, y)
+    for hi, lo in inner:
+        c.line(mid, hi, mid, lo)
+    c.showPage()
+    c.save()
+
+
+def test_blocks_each_under_a_shaded_title_band_are_tables_of_their_own(tmp_path: Path) -> None:
+    """Two blocks of one form stacked with no gap, each under a shaded one-cell band naming it
+    ("Site A", "Site B"): the first band was taken for the grid's title, the second stayed a row
+    of one table holding both blocks."""
+    path = tmp_path / "stacked.pdf"
+    _stacked(path, first="Site A")
+    assert parsed_rows(path) == [list(QUESTIONS), list(QUESTIONS)]
+
+
+def test_guard_a_shaded_band_inside_a_table_without_a_title_band_stays_a_row(tmp_path: Path) -> None:
+    """Guard: the grid opens with a header row of two cells, not a title band; the shaded band
+    inside it is a section row of the one table."""
+    path = tmp_path / "section.pdf"
+    _stacked(path, first=None)
+    assert parsed_rows(path) == [[("Question", "Answer"), ("Site B", ""), *QUESTIONS]]
