@@ -416,9 +416,11 @@ def split_at_captions(
     have columns of their own (``_columns_on_both_sides``): a blank row inside a table drawn with
     its side borders stays. And when the grid opens with a title band (one cell over the whole
     width, a short title line, shaded by a fill of its own: ``_boxed_caption``'s band), each inner
-    band of that same kind opens a table of its own, the band kept as that table's first row (its
-    title): blocks of one form stacked without a gap ("UoP1" over its questions, "UoP2" over the
-    same questions), which the ruled finder reads as one grid."""
+    band of that same kind with rows of two cells or more on both sides (``_columns_on_both_sides``)
+    opens a table of its own, the band kept as that table's first row (its title): blocks of one
+    form stacked without a gap ("UoP1" over its questions, "UoP2" over the same questions), which
+    the ruled finder reads as one grid. A band over one cell spanning the width is a section of
+    the table (its text would otherwise be lost with a grid too small to read)."""
     if len(cells) < 6:
         return [cells]
     left, top = min(c[0] for c in cells), min(c[1] for c in cells)
@@ -435,7 +437,12 @@ def split_at_captions(
         gap = not text and _open_side(band, drawn, tol) and _columns_on_both_sides(cells, band, tol)
         if TABLE_CAPTION.match(text) or gap:
             cuts.append(band)
-        elif titled and _title_line(text) and _shaded(band, shading, tol):
+        elif (
+            titled
+            and _title_line(text)
+            and _shaded(band, shading, tol)
+            and _columns_on_both_sides(cells, band, tol)
+        ):
             opening.append(band)
     if not cuts and not opening:
         return [cells]
