@@ -123,6 +123,9 @@ SHA256 = {
     "thesis-gwu-sample.pdf": "8b67e2d8a76cc837665711f34842824870fd0964fa353cb3e31f6d1739d557c2",
     "ndsu-thesis-2022-example.pdf": "eae27d52f7b11dbb40076d87bb54fce4f29c05271f908689a3b59ceb0812be40",
     "afparticle-afpsample.pdf": "633e115d585a739737c28ca459a189bf0718e41a19cdb2a311126889cd140057",
+    # added in session 17, second round (texlive-publishers-doc)
+    "unbtex-example.pdf": "fcbe939304baf161bdb31b0748d6e7e36970776767d3628fe6e219f356df1494",
+    "h2020-template-ict.pdf": "507773021ddcf4ed0fc02cfdd5c67c5fd968ada1dd3a364e23a4b66fc78360de",
 }
 
 

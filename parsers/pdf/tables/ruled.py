@@ -360,7 +360,10 @@ def find_tables(page: Any) -> list[PageTable]:
         group
         for t in found
         for group in split_at_captions(
-            [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells], page.chars, edges
+            [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in t.cells],
+            page.chars,
+            edges,
+            shading=bands,
         )
     ]
     for cells in groups:
@@ -398,7 +401,11 @@ def _one_column(cells: Sequence[BBox], tol: float = 2.0) -> bool:
 
 
 def split_at_captions(
-    cells: list[BBox], chars: Sequence[Char], drawn: Sequence[Mapping[str, Any]] = (), tol: float = 2.0
+    cells: list[BBox],
+    chars: Sequence[Char],
+    drawn: Sequence[Mapping[str, Any]] = (),
+    tol: float = 2.0,
+    shading: Sequence[BBox] = (),
 ) -> list[list[BBox]]:
     """The cells of one grid, cut into the grids above and below each inner band of one cell over
     the whole width holding a table caption: two open-frame tables of one width close together get
@@ -407,7 +414,13 @@ def split_at_captions(
     becomes the lower table's title. Without a caption, an empty band between them is cut the
     same way when no rule of ``drawn`` (the page's edges) closes one of its sides and both sides
     have columns of their own (``_columns_on_both_sides``): a blank row inside a table drawn with
-    its side borders stays."""
+    its side borders stays. And when the grid opens with a title band (one cell over the whole
+    width, a short title line, shaded by a fill of its own: ``_boxed_caption``'s band), each inner
+    band of that same kind with rows of two cells or more on both sides (``_columns_on_both_sides``)
+    opens a table of its own, the band kept as that table's first row (its title): blocks of one
+    form stacked without a gap ("UoP1" over its questions, "UoP2" over the same questions), which
+    the ruled finder reads as one grid. A band over one cell spanning the width is a section of
+    the table (its text would otherwise be lost with a grid too small to read)."""
     if len(cells) < 6:
         return [cells]
     left, top = min(c[0] for c in cells), min(c[1] for c in cells)
@@ -417,21 +430,47 @@ def split_at_captions(
         for c in cells
         if c[0] <= left + tol and c[2] >= right - tol and c[1] > top + tol and c[3] < bottom - tol
     ]
-    cuts = []
+    cuts, opening = [], []  # bands leaving both tables; title bands opening the lower one
+    titled = _title_band(cells, chars, shading, left, right, top, tol)
     for band in bands:
         text = " ".join(cell_text([ch for ch in chars if centre_in(ch, band)]).split())
         gap = not text and _open_side(band, drawn, tol) and _columns_on_both_sides(cells, band, tol)
         if TABLE_CAPTION.match(text) or gap:
             cuts.append(band)
-    if not cuts:
+        elif (
+            titled
+            and _title_line(text)
+            and _shaded(band, shading, tol)
+            and _columns_on_both_sides(cells, band, tol)
+        ):
+            opening.append(band)
+    if not cuts and not opening:
         return [cells]
     out: list[list[BBox]] = []
     rest = [c for c in cells if c not in cuts]
-    for band in sorted(cuts, key=lambda b: b[1]):
+    for band in sorted([*cuts, *opening], key=lambda b: b[1]):
         out.append([c for c in rest if c[3] <= band[1] + tol])
-        rest = [c for c in rest if c[1] >= band[3] - tol]
+        rest = [c for c in rest if c[1] >= (band[1] if band in opening else band[3]) - tol]
     out.append(rest)
     return [group for group in out if group]
+
+
+def _title_band(
+    cells: Sequence[BBox],
+    chars: Sequence[Char],
+    shading: Sequence[BBox],
+    left: float,
+    right: float,
+    top: float,
+    tol: float,
+) -> bool:
+    """The grid's first row is one cell over its whole width holding a short title line, shaded
+    by a fill of its own (``_boxed_caption``'s title band)."""
+    first = [c for c in cells if c[1] <= top + tol]
+    if len(first) != 1 or first[0][0] > left + tol or first[0][2] < right - tol:
+        return False
+    text = cell_text([ch for ch in chars if centre_in(ch, first[0])])
+    return _title_line(text) and _shaded(first[0], shading, tol)
 
 
 def _open_side(band: BBox, drawn: Sequence[Mapping[str, Any]], tol: float) -> bool:

@@ -405,6 +405,7 @@ def _seam_edges(fills: list[Char], edges: Sequence[Char], tolerance: float) -> s
                 for left, right in ((a, b), (b, a)):
                     if abs(float(left["x1"]) - float(right["x0"])) <= tolerance:
                         seams.append(("v", float(right["x0"]), y_lo, y_hi, colour))
+    seams = [s for s in seams if not _on_shading_border(s, fills, tolerance)]
     if not seams:
         return set()
     out: set[int] = set()
@@ -423,6 +424,37 @@ def _seam_edges(fills: list[Char], edges: Sequence[Char], tolerance: float) -> s
                 out.add(i)
                 break
     return out
+
+
+def _on_shading_border(
+    seam: tuple[str, float, float, float, str], fills: Sequence[Char], tolerance: float
+) -> bool:
+    """Whether a horizontal seam (a fill over another of its colour, a shaded label cell under a
+    shaded header cell) lies on a line where the shading of the cells beside it ends: a fill of
+    that colour touching the seam's end shares its edge there with nothing of that colour across
+    it (a header band over white cells). That line is a row's visible border, drawn by the
+    shading alone, and the seam is part of it: the label under the header is a row of its own,
+    not a second line of the header's cell. A header of two shaded rows, or a shaded label
+    spanning two rows beside white cells, has no such neighbour and stays one band."""
+    orientation, position, start, stop, colour = seam
+    if orientation != "h":
+        return False
+    same = [f for f in fills if str(f.get("non_stroking_color")) == colour]
+    for f in same:
+        x0, x1 = float(f["x0"]), float(f["x1"])
+        if abs(x0 - stop) > tolerance and abs(x1 - start) > tolerance:
+            continue  # not beside the seam
+        for side, across in (("bottom", "top"), ("top", "bottom")):
+            if abs(float(f[side]) - position) > tolerance:
+                continue
+            if not any(
+                g is not f
+                and abs(float(g[across]) - position) <= tolerance
+                and min(x1, float(g["x1"])) - max(x0, float(g["x0"])) > tolerance
+                for g in same
+            ):
+                return True
+    return False
 
 
 def _edges_inside_fills(fills: list[Char], edges: Sequence[Char], tolerance: float) -> set[int]:
