@@ -171,7 +171,7 @@ def calibrate_abstain(
     (a pseudo-query's own chunk's rest; None: leave-one-out cosines only). ``readable(query)``:
     whether the embedding model can read it. ``sample``: (how many pseudo-queries, seed)."""
     n, seed = sample
-    queries = sample_pseudo_queries(chunks, tokenize, n, seed)
+    queries = sample_pseudo_queries(chunks, tokenize, n, seed, in_words=True)
     sampled = [c.text for c in chunks[:: max(1, len(chunks) // 500)]]
     offtopic = offtopic_questions(sampled)
     texts, rows, in_lexical = _in_domain(queries, chunks, bm25, tokenize, offtopic, random.Random(seed))

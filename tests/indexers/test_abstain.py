@@ -381,7 +381,7 @@ def test_calibration_stores_the_coverage_evidence_and_a_coverage_weight_within_i
     chunks, bm25 = corpus
     vectors, encode = _vectors(chunks)
     stored = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode, encode_passages=encode)
-    assert stored["version"] == VERSION == 10
+    assert stored["version"] == VERSION == 11
     coverage = stored["evidence"]["coverage"]
     assert coverage["n"] == stored["evidence"]["vector"]["n"]
     assert coverage["offtopic"]["p95"] < coverage["in_domain"]["p50"]

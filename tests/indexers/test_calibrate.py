@@ -86,6 +86,24 @@ def test_question_length_sentences_stay_the_first_choice():
     assert all(len(q.query) <= 17 for q in queries)
 
 
+def test_the_abstain_calibration_counts_a_sentence_in_words():
+    # the abstain calibration's sample (in_words): question-length and long sentences alike, each
+    # counted in words, so a Chinese sentence of 38 characters (37 words, 75 terms) is a candidate
+    chunks = _chinese_chunks([12, 14, 16, 38], n=60)
+    queries = sample_pseudo_queries(chunks, TOKENIZE, 50, in_words=True)
+    assert len(queries) >= MIN_PSEUDO_QUERIES
+    assert any(len(q.query) > 30 for q in queries)
+    assert all(q.query in chunks[q.row].text and q.query not in q.remainder for q in queries)
+    assert sample_pseudo_queries(chunks, TOKENIZE, 50, in_words=True) == queries  # seeded
+
+
+def test_without_han_characters_words_and_terms_sample_alike():
+    chunks = _corpus()
+    assert sample_pseudo_queries(chunks, TOKENIZE, 50, in_words=True) == sample_pseudo_queries(
+        chunks, TOKENIZE, 50
+    )
+
+
 def test_noise_vectors_get_no_weight_against_a_working_bm25():
     chunks = _corpus()
     rng = np.random.default_rng(0)
