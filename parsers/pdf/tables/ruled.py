@@ -437,12 +437,7 @@ def split_at_captions(
         gap = not text and _open_side(band, drawn, tol) and _columns_on_both_sides(cells, band, tol)
         if TABLE_CAPTION.match(text) or gap:
             cuts.append(band)
-        elif (
-            titled
-            and _title_line(text)
-            and _shaded(band, shading, tol)
-            and _columns_on_both_sides(cells, band, tol)
-        ):
+        elif titled and _shaded_title(band, text, shading, tol) and _columns_on_both_sides(cells, band, tol):
             opening.append(band)
     if not cuts and not opening:
         return [cells]
@@ -469,8 +464,12 @@ def _title_band(
     first = [c for c in cells if c[1] <= top + tol]
     if len(first) != 1 or first[0][0] > left + tol or first[0][2] < right - tol:
         return False
-    text = cell_text([ch for ch in chars if centre_in(ch, first[0])])
-    return _title_line(text) and _shaded(first[0], shading, tol)
+    return _shaded_title(first[0], cell_text([ch for ch in chars if centre_in(ch, first[0])]), shading, tol)
+
+
+def _shaded_title(box: BBox, text: str, shading: Sequence[BBox], tol: float) -> bool:
+    """``box`` holding ``text`` is a title band: a short title line, shaded by a fill of its own."""
+    return _title_line(text) and _shaded(box, shading, tol)
 
 
 def _open_side(band: BBox, drawn: Sequence[Mapping[str, Any]], tol: float) -> bool:

@@ -81,13 +81,19 @@ def missing_frame_lines(
     sub-column of a column group is closed too). Collinear segments that touch are one rule
     first: a rule drawn column by column (stream tables often do this) has no column ends to imply.
     """
-    horizontal = join_segments([e for e in edges if e.get("orientation") == "h"], *_H, tolerance)
+    drawn_h = [e for e in edges if e.get("orientation") == "h"]
+    horizontal = join_segments(drawn_h, *_H, tolerance)
     vertical = join_segments([e for e in edges if e.get("orientation") == "v"], *_V, tolerance)
-    found_v = [
-        _line(at, at, lo, hi)
-        for end in ("x0", "x1")
-        for at, lo, hi, _ in _frame_runs(horizontal, _H, end, vertical, _V, tolerance, min_edges, max_gap)
-    ]
+
+    def closing_verticals(rules: Sequence[Mapping[str, float]]) -> list[dict[str, Any]]:
+        """The vertical lines implied where horizontal ``rules`` start or end together."""
+        return [
+            _line(at, at, lo, hi)
+            for end in ("x0", "x1")
+            for at, lo, hi, _ in _frame_runs(rules, _H, end, vertical, _V, tolerance, min_edges, max_gap)
+        ]
+
+    found_v = closing_verticals(horizontal)
     found_h = [
         _line(*_extend(vertical, _V, at, lo, hi, 1.5 * (hi - lo) / (n - 1), tolerance), at, at)
         for end in ("top", "bottom")
@@ -97,12 +103,7 @@ def missing_frame_lines(
     if widened != found_h:  # the closing line as wide as the table's rules: its open sides close too
         found_h = widened
         extra = [{**h, "orientation": "h"} for h in found_h]
-        rules = join_segments([*(e for e in edges if e.get("orientation") == "h"), *extra], *_H, tolerance)
-        found_v = [
-            _line(at, at, lo, hi)
-            for end in ("x0", "x1")
-            for at, lo, hi, _ in _frame_runs(rules, _H, end, vertical, _V, tolerance, min_edges, max_gap)
-        ]
+        found_v = closing_verticals(join_segments([*drawn_h, *extra], *_H, tolerance))
     return found_v, found_h
 
 
