@@ -93,3 +93,37 @@ def test_guard_one_table_with_group_rules_stays_one(tmp_path: Path) -> None:
     c.save()
     tables = parsed_rows(pdf)
     assert len(tables) == 1 and tables[0][-1] == body[-1]
+
+
+LABELS = ("Program", "Normal", "Sync", "Check", "Rollback", "Migrate", "Check")
+UNITS = ("", "time (s)", "time (s)", "time (s)", "time (s)", "time (s)", "file (KB)")
+CENTRES = (132.0, 198.0, 262.0, 326.0, 390.0, 456.0, 522.0)
+
+
+def test_one_word_labels_at_even_gaps_are_the_header_not_a_title(tmp_path: Path) -> None:
+    """A three-line table whose first header line holds one label per column, centred over
+    evenly spaced columns of right-aligned figures (its gaps as even as a letter-spaced title's),
+    over a line of units: the labels are the header's first line, not a title left to the prose."""
+    pdf = tmp_path / "labels.pdf"
+    c = canvas.Canvas(str(pdf), pagesize=A4, invariant=1)
+    c.setFont(FONT, SIZE)
+    c.drawString(100, TOP + 40, "Table 3.6 Data in experiment")
+    c.line(99, TOP + 15, 555, TOP + 15)
+    for y, texts in ((TOP, LABELS), (TOP - 17, UNITS)):
+        for x, t in zip(CENTRES, texts, strict=True):
+            c.drawCentredString(x, y, t)
+    c.line(99, TOP - 25, 555, TOP - 25)
+    body = []
+    for i in range(8):
+        row = (f"CG.A.{i + 2}", f"{23.05 + 7 * i:.2f}", "0.002", f"0.1{i}6", "0.035", f"0.5{i}9", f"3249{i}")
+        body.append(row)
+        y = TOP - 42 - 17 * i
+        c.drawString(116, y, row[0])
+        for x, t in zip(CENTRES[1:], row[1:], strict=True):
+            c.drawRightString(x + 18, y, t)
+    c.line(99, TOP - 60 - 17 * 8, 555, TOP - 60 - 17 * 8)
+    c.showPage()
+    c.save()
+    (table,) = parsed_rows(pdf)
+    assert table[0] == ("Program", *(f"{a} {b}" for a, b in zip(LABELS[1:], UNITS[1:], strict=True)))
+    assert table[1:] == body
