@@ -30,6 +30,7 @@ from parsers.pdf.tables.unruled_header import Rule
 MIN_ONE_SIDED = 3  # complete rows on one side only (both sides together) that part two tables
 MIN_SIDE_RULES = 2  # rules at different heights on each side of a boundary no rule crosses
 RULES_APART = 2.0  # text sizes of white between the rules of two side-by-side tables
+TWIN_RULES = 3  # rule heights of a three-line table: top, under the header, bottom
 
 
 def _row(chunks: Sequence[Chunk]) -> bool:
@@ -47,7 +48,7 @@ def rules_cut(block: Sequence[Line], seps: Sequence[float], rules: Sequence[Rule
     (at different heights) wholly left of it and as many wholly right: two booktabs tables set side
     by side, each drawing its own top, header and bottom rules. One table's rules cross its column
     boundaries (its top rule at least spans them all). When the two sides' rules stand clearly
-    apart (``_rules_apart``), a rule crossing the boundary above or below both sides' rules (a
+    apart (``_twin_three_line``), a rule crossing the boundary above or below both sides' rules (a
     running head's rule over sub-tables under their sub-captions) does not join them."""
     near = _near_rules(block, rules)
     size = max(ln.size for ln in block)
@@ -63,7 +64,7 @@ def rules_cut(block: Sequence[Line], seps: Sequence[float], rules: Sequence[Rule
         if not crossing and _text_right_of(block, s):
             return s
         ys = [y for *_, y in (*left, *right)]
-        if _rules_apart(left, right, size) and not any(min(ys) <= y <= max(ys) for y in crossing):
+        if _twin_three_line(left, right, size) and not any(min(ys) <= y <= max(ys) for y in crossing):
             return s
     return None
 
@@ -72,10 +73,15 @@ def side_span(
     block: Sequence[Line], rules: Sequence[Rule], cut: float, left: bool
 ) -> tuple[float, float] | None:
     """From the top to the bottom rule of the table on one side of ``cut`` (``left`` or right),
-    when that side draws ``MIN_SIDE_RULES`` rules of its own: its rows lie between them, a
-    sub-caption over it lies above."""
-    ys = {y for x0, x1, y in _near_rules(block, rules) if (x1 < cut if left else x0 > cut)}
-    return (min(ys), max(ys)) if len({round(y) for y in ys}) >= MIN_SIDE_RULES else None
+    when the two sides are twin three-line tables (``_twin_three_line``): its rows lie between
+    them, a sub-caption over it lies above."""
+    near = _near_rules(block, rules)
+    size = max(ln.size for ln in block)
+    lefts, rights = [r for r in near if r[1] < cut], [r for r in near if r[0] > cut]
+    if not _twin_three_line(lefts, rights, size):
+        return None
+    ys = [y for *_, y in (lefts if left else rights)]
+    return min(ys), max(ys)
 
 
 def _near_rules(block: Sequence[Line], rules: Sequence[Rule]) -> list[Rule]:
@@ -85,11 +91,17 @@ def _near_rules(block: Sequence[Line], rules: Sequence[Rule]) -> list[Rule]:
     return [r for r in rules if top <= r[2] <= bottom]
 
 
-def _rules_apart(left: Sequence[Rule], right: Sequence[Rule], size: float) -> bool:
-    """The rules left of a boundary end ``RULES_APART`` text sizes or more before those right of it
-    begin: two tables each ruled on its own, as sub-tables (a) and (b) of figures only are, whose
-    right one opens with a figure column (no label column to tell it by). The trimmed group rules
-    (``\\cmidrule``) of one table stand a word space apart at most."""
+def _twin_three_line(left: Sequence[Rule], right: Sequence[Rule], size: float) -> bool:
+    """Two three-line tables side by side (sub-tables (a) and (b) of figures only, whose right one
+    opens with a figure column: no label column to tell it by): each side's rules (three heights or
+    more, top, under the header, bottom) as wide as each other, at the same heights on both sides,
+    and the left ones ending ``RULES_APART`` text sizes or more before the right ones begin. The
+    trimmed group rules (``\\cmidrule``) of one table stand a word space apart at most."""
+    heights = {round(y) for *_, y in left}
+    if len(heights) < TWIN_RULES or heights != {round(y) for *_, y in right}:
+        return False
+    if any(max(r[k] for r in side) - min(r[k] for r in side) > 1.0 for side in (left, right) for k in (0, 1)):
+        return False
     return min(x0 for x0, _, _ in right) - max(x1 for _, x1, _ in left) >= RULES_APART * size
 
 
