@@ -491,10 +491,13 @@ ADDED = (
     "session 14",
     "session 15",
     "session 17",
+    "session 17b",
+    "session 18",
 )
 # --set real-sN: the set as it was up to session N (the cases added later left out)
 REAL_WITHOUT = {
-    f"real-s{n}": ADDED[i:] for i, n in enumerate(("9", "10", "11", "12", "12b", "13", "14", "16"))
+    f"real-s{n}": ADDED[i:]
+    for i, n in enumerate(("9", "10", "11", "12", "12b", "13", "14", "16", "17", "17b"))
 }
 
 
@@ -510,9 +513,10 @@ def main() -> None:
         default="dev",
         choices=("dev", "real", *REAL_WITHOUT, "both"),
         help="dev: tabula + generated + table-free pages (as before); real: eval/pdf-real only; "
-        "real-s9 ... real-s16: eval/pdf-real as it was up to session 9 "
+        "real-s9 ... real-s17: eval/pdf-real as it was up to session 9 "
         "(64 pages) / 10 (74 pages) / 11 (89 pages) / 12's first round (92 pages) / 12's second round "
-        "(101 pages) / 13 (109 pages) / 14 (117 pages) / 16 (130 pages); both",
+        "(101 pages) / 13 (109 pages) / 14 (117 pages) / 16 (130 pages) / 17's first round (141 pages) / "
+        "17's second round (151 pages); both",
     )
     args = ap.parse_args()
     names = [n.strip() for n in args.systems.split(",") if n.strip()]

@@ -68,7 +68,9 @@ PARSER_VERSIONS: dict[str, int] = {
     # some are near prose in the other column; note lines under a table, opening with a smaller
     # marker, end it and join no row; a display formula beside its equation number is no table;
     # group labels in the white between their sub-columns of a text table span them)
-    "pdf": 12,
+    # 13: session 18's helper (twin three-line sub-tables side by side are two tables titled by
+    # their sub-captions, two rows each enough; one-word column labels at even gaps are no title)
+    "pdf": 13,
     "records": 1,
     "code": 1,
     "text": 1,

@@ -125,6 +125,14 @@ SHA256 = {
     "afparticle-afpsample.pdf": "633e115d585a739737c28ca459a189bf0718e41a19cdb2a311126889cd140057",
     # added in session 17, second round (texlive-publishers-doc)
     "unbtex-example.pdf": "fcbe939304baf161bdb31b0748d6e7e36970776767d3628fe6e219f356df1494",
+    # added in session 18 (unstructured example-docs; texlive-lang-french/-german/-chinese)
+    "acciona.pdf": "9a1b1ab34b5c5b8fceda60ab8a88431227d054882724251d32d6992147d6fcde",
+    "meta-report-1.pdf": "401028d26b7585475d827d4c8114feb2c92cb95b295f5fa402b12770b39ac1b6",
+    "xylayoutlm-2203.06947.pdf": "3051f662acb3f4bc4306285c10e2a550baf3e481aadab2132498d51c59d61123",
+    "DA-619p.pdf": "1a47c2617798a655a04d0ef4aed14fd450c418697c9ab23fd6c2c4b298dc010d",
+    "facture-exemple.pdf": "6ed28305b478d8f98574c7d8a51d79c1766dde924344cab2b308abce6e106926",
+    "cqu-thesis-example.pdf": "c33d8da3769f477e1e600b2ce429368736541aea91e86c27216257614d756776",
+    "booktabs-de.pdf": "b5bb701c07ac48bef7f8284eba32bc5076eb89493a12e1b9918d667332dc3855",
     "h2020-template-ict.pdf": "507773021ddcf4ed0fc02cfdd5c67c5fd968ada1dd3a364e23a4b66fc78360de",
 }
 

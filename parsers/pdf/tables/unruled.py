@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import attrgetter
 
 from parsers.pdf.labels import TABLE_OR_FIGURE_LABEL
@@ -53,7 +53,7 @@ from parsers.pdf.tables.unruled_columns import (
     separators,
 )
 from parsers.pdf.tables.unruled_frame import frame
-from parsers.pdf.tables.unruled_guards import is_data_table, is_figure, is_numeric
+from parsers.pdf.tables.unruled_guards import MIN_ROWS, is_data_table, is_figure, is_numeric
 from parsers.pdf.tables.unruled_header import (
     Rule,
     Spans,
@@ -65,7 +65,7 @@ from parsers.pdf.tables.unruled_header import (
 )
 from parsers.pdf.tables.unruled_keys import key_pairs
 from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
-from parsers.pdf.tables.unruled_sides import side_cut
+from parsers.pdf.tables.unruled_sides import side_cut, side_span
 from parsers.pdf.tables.unruled_titles import title_lines
 from parsers.pdf.tables.unruled_wraps import wrapped_rows
 
@@ -85,6 +85,7 @@ __all__ = [
 MAX_LINE_GAP = 2.2  # x line height: a wider vertical gap ends a table
 MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, wrapped labels)
 MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
+RULED_APART_ROWS = 2  # rows of a three-line sub-table ruled apart from the one beside it
 _READING = attrgetter("top", "x0")  # sort key: top to bottom, then left to right
 # a caption line: a table or figure label and its number ("Table 3:", "Fig. 2", "表 4.6", "续表 4.7");
 # stricter than labels.TABLE_OR_FIGURE_LABEL, which would also take a row label like "TableBank"
@@ -335,8 +336,10 @@ def _headed(block: Sequence[Line]) -> bool:
 
 
 def table_from_block(
-    block: Sequence[Line], above: Sequence[Line] = (), rules: Sequence[Rule] = ()
+    block: Sequence[Line], above: Sequence[Line] = (), rules: Sequence[Rule] = (), ruled_apart: bool = False
 ) -> UnruledTable | None:
+    """The table ``block`` holds, or None. ``ruled_apart``: the block is one side of two tables
+    ruled apart (``unruled_sides.side_span``): its own rules vouch for a table of two rows."""
     block = join_scripts(block)
     if len(block) < 2:
         return None
@@ -375,7 +378,8 @@ def table_from_block(
     names = column_names(grid, header, kept_spans(spans, used)) if spans else ()
     rows = tuple(tuple(cell_text(cell) for cell in row) for row in grid)
     words = tuple(w for row in grid for cell in row for w in cell)
-    if not is_data_table(rows, header, words, framed=framed is not None):
+    few = RULED_APART_ROWS if ruled_apart else MIN_ROWS
+    if not is_data_table(rows, header, words, framed=framed is not None or ruled_apart, min_rows=few):
         return None
     x0, x1 = min(w.x0 for w in words), max(w.x1 for w in words)
     bbox = (x0, min(w.top for w in words), x1, max(w.bottom for w in words))
@@ -391,12 +395,27 @@ def _sides(block: Sequence[Line], cut: float, rules: Sequence[Rule]) -> list[Unr
     """The tables of ``block``'s words left and right of ``cut``, each side's lines grouped anew."""
     words = [w for ln in block for w in ln.words]
     found = []
-    for side in ([w for w in words if w.x1 < cut], [w for w in words if w.x0 > cut]):
+    for left in (True, False):
+        side = [w for w in words if (w.x1 < cut if left else w.x0 > cut)]
+        span = side_span(block, rules, cut, left)
+        caption: list[Word] = []
+        if span is not None:  # a side ruled on its own: its rows between its rules, however few
+            caption = [w for w in side if (w.top + w.bottom) / 2 < span[0]]
+            side = [w for w in side if span[0] <= (w.top + w.bottom) / 2 <= span[1]]
         lines = [split_chunks(ws) for ws in group_lines(side)] if side else []
-        for part in blocks(lines):
-            table = table_from_block(part, (), rules)
-            found.extend([table] if table is not None else [])
+        ruled = span is not None and sum(len(ln.chunks) >= 2 for ln in lines) >= RULED_APART_ROWS
+        for part in [lines] if ruled else blocks(lines):
+            table = table_from_block(part, (), rules, ruled_apart=ruled)
+            found.extend([_subcaptioned(table, caption)] if table is not None else [])
     return found
+
+
+def _subcaptioned(table: UnruledTable, caption: Sequence[Word]) -> UnruledTable:
+    """``table`` titled by the words over its top rule on its side ("(b) Second sub-table"): a
+    sub-caption, so the table beside it is not its continuation (tables.page_table.continues)."""
+    if not caption or table.title:
+        return table
+    return replace(table, title=cell_text(sorted(caption, key=_READING)), words=(*table.words, *caption))
 
 
 def wide_gap_lines(ordered: Sequence[Word], enough: int = MIN_MULTI_LINES) -> int:

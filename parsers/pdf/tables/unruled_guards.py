@@ -27,6 +27,7 @@ _EQUATION_NUMBER = re.compile(r"^[.,]?\s*\(([A-Z]?\d+(\.\d+)?[a-z]?'?)\)$")
 _OPERATOR_END = re.compile(r"(^|\s)[=+−×<>≤≥≈]$")
 _CODE = re.compile(r"[=;{}]|\(\)|^#|//|->|^def |^return\b|^import ")
 
+MIN_ROWS = 3  # rows a table needs (two: a heading over a line, a label and its value)
 MAX_MEAN_WORDS = 4.0  # words per non-empty cell: a table's cells are short, prose columns are not
 LONG_COLUMN_WORDS = 6.0  # a column whose cells average this many words reads as text
 PROSE_WORDS = 5.0  # words per cell of a column read from prose lines beside a table
@@ -70,12 +71,17 @@ def _mean_words(cells: Sequence[str]) -> float:
 
 
 def rejection(
-    rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = (), framed: bool = False
+    rows: Sequence[Sequence[str]],
+    header_rows: int,
+    words: Sequence[Styled] = (),
+    framed: bool = False,
+    min_rows: int = MIN_ROWS,
 ) -> str | None:
     """Why these rows are not a data table (None: they are one). ``framed``: rules span the table
     above its header, under it and under its last row (a three-line table, a box), which two
-    columns of text need (terms and their descriptions)."""
-    if len(rows) < 3 or not rows or len(rows[0]) < 2:
+    columns of text need (terms and their descriptions). ``min_rows``: fewer where rules of the
+    table's own vouch for it (a sub-table ruled apart from its neighbour)."""
+    if len(rows) < min_rows or not rows or len(rows[0]) < 2:
         return "too small"
     width = len(rows[0])
     cells = [c for r in rows for c in r]
@@ -181,6 +187,10 @@ def _page_numbers(cells: Sequence[str]) -> bool:
 
 
 def is_data_table(
-    rows: Sequence[Sequence[str]], header_rows: int, words: Sequence[Styled] = (), framed: bool = False
+    rows: Sequence[Sequence[str]],
+    header_rows: int,
+    words: Sequence[Styled] = (),
+    framed: bool = False,
+    min_rows: int = MIN_ROWS,
 ) -> bool:
-    return rejection(rows, header_rows, words, framed) is None
+    return rejection(rows, header_rows, words, framed, min_rows) is None

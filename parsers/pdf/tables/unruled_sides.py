@@ -29,6 +29,8 @@ from parsers.pdf.tables.unruled_header import Rule
 
 MIN_ONE_SIDED = 3  # complete rows on one side only (both sides together) that part two tables
 MIN_SIDE_RULES = 2  # rules at different heights on each side of a boundary no rule crosses
+RULES_APART = 2.0  # text sizes of white between the rules of two side-by-side tables
+TWIN_RULES = 3  # rule heights of a three-line table: top, under the header, bottom
 
 
 def _row(chunks: Sequence[Chunk]) -> bool:
@@ -45,20 +47,62 @@ def rules_cut(block: Sequence[Line], seps: Sequence[float], rules: Sequence[Rule
     """The boundary that the block's horizontal rules keep clear of, with ``MIN_SIDE_RULES`` rules
     (at different heights) wholly left of it and as many wholly right: two booktabs tables set side
     by side, each drawing its own top, header and bottom rules. One table's rules cross its column
-    boundaries (its top rule at least spans them all)."""
-    if not rules:
-        return None
+    boundaries (its top rule at least spans them all). When the two sides' rules stand clearly
+    apart (``_twin_three_line``), a rule crossing the boundary above or below both sides' rules (a
+    running head's rule over sub-tables under their sub-captions) does not join them."""
+    near = _near_rules(block, rules)
     size = max(ln.size for ln in block)
-    top, bottom = block[0].top - 2 * size, max(ln.bottom for ln in block) + 2 * size
-    near = [r for r in rules if top <= r[2] <= bottom]
     for s in seps:
-        if any(x0 < s < x1 for x0, x1, _ in near):
+        left = [r for r in near if r[1] < s]
+        right = [r for r in near if r[0] > s]
+        if (
+            len({round(y) for *_, y in left}) < MIN_SIDE_RULES
+            or len({round(y) for *_, y in right}) < MIN_SIDE_RULES
+        ):
             continue
-        left = {round(y) for x0, x1, y in near if x1 < s}
-        right = {round(y) for x0, x1, y in near if x0 > s}
-        if len(left) >= MIN_SIDE_RULES and len(right) >= MIN_SIDE_RULES and _text_right_of(block, s):
+        crossing = [y for x0, x1, y in near if x0 < s < x1]
+        if not crossing and _text_right_of(block, s):
+            return s
+        ys = [y for *_, y in (*left, *right)]
+        if _twin_three_line(left, right, size) and not any(min(ys) <= y <= max(ys) for y in crossing):
             return s
     return None
+
+
+def side_span(
+    block: Sequence[Line], rules: Sequence[Rule], cut: float, left: bool
+) -> tuple[float, float] | None:
+    """From the top to the bottom rule of the table on one side of ``cut`` (``left`` or right),
+    when the two sides are twin three-line tables (``_twin_three_line``): its rows lie between
+    them, a sub-caption over it lies above."""
+    near = _near_rules(block, rules)
+    size = max(ln.size for ln in block)
+    lefts, rights = [r for r in near if r[1] < cut], [r for r in near if r[0] > cut]
+    if not _twin_three_line(lefts, rights, size):
+        return None
+    ys = [y for *_, y in (lefts if left else rights)]
+    return min(ys), max(ys)
+
+
+def _near_rules(block: Sequence[Line], rules: Sequence[Rule]) -> list[Rule]:
+    """The rules from two text sizes above ``block`` to two below it."""
+    size = max(ln.size for ln in block)
+    top, bottom = block[0].top - 2 * size, max(ln.bottom for ln in block) + 2 * size
+    return [r for r in rules if top <= r[2] <= bottom]
+
+
+def _twin_three_line(left: Sequence[Rule], right: Sequence[Rule], size: float) -> bool:
+    """Two three-line tables side by side (sub-tables (a) and (b) of figures only, whose right one
+    opens with a figure column: no label column to tell it by): each side's rules (three heights or
+    more, top, under the header, bottom) as wide as each other, at the same heights on both sides,
+    and the left ones ending ``RULES_APART`` text sizes or more before the right ones begin. The
+    trimmed group rules (``\\cmidrule``) of one table stand a word space apart at most."""
+    heights = {round(y) for *_, y in left}
+    if len(heights) < TWIN_RULES or heights != {round(y) for *_, y in right}:
+        return False
+    if any(max(r[k] for r in side) - min(r[k] for r in side) > 1.0 for side in (left, right) for k in (0, 1)):
+        return False
+    return min(x0 for x0, _, _ in right) - max(x1 for _, x1, _ in left) >= RULES_APART * size
 
 
 def _one_sided_cut(block: Sequence[Line], seps: Sequence[float]) -> float | None:

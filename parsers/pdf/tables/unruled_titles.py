@@ -13,7 +13,8 @@ justified or letter-spaced title line, "Sales  by  region,  fiscal  year  2016")
 several cells by those gaps, is a title too (``_spaced_title``): its words run over a column
 boundary with no gap standing out from the others (a row of column labels parts at
 its column gaps, wider than its word spaces), and some gap between its words falls over text of
-the body (column labels part over the body's white strips). A line right above a line of column
+the body (column labels part over the body's white strips), unless its words are one per column,
+each over its column's text (one-word labels of evenly spaced columns). A line right above a line of column
 numbers ("(1) (2) (3)") is the labels they count, never a title. A title flush left over a column
 boundary with a note flush right on its line ("Sales by region" ... "in thousands") and no label
 between is a title too (``_noted_title``).
@@ -118,7 +119,7 @@ def _spaced_title(
     ws = sorted(words, key=lambda w: w.x0)
     x0, x1, size = ws[0].x0, ws[-1].x1, max(w.size for w in ws)
     flush = abs(x0 - left) <= size or abs((x0 + x1) / 2 - (left + right) / 2) <= size
-    if not flush or not any(x0 < s < x1 for s in seps):
+    if not flush or not any(x0 < s < x1 for s in seps) or _label_per_column(ws, body, len(seps) + 1):
         return False
     gaps = [(a.x1, b.x0) for a, b in zip(ws, ws[1:], strict=False)]
     widths = sorted(b - a for a, b in gaps)
@@ -126,3 +127,17 @@ def _spaced_title(
         return False
     texts = [(w.x0, w.x1) for row in body for cell in row for w in cell]
     return any(any(a < t1 and t0 < b for t0, t1 in texts) for a, b in gaps)
+
+
+def _label_per_column(words: Sequence[Word], body: Grid, width: int) -> bool:
+    """``words`` (sorted left to right) are one per column, each over its own column's text in the
+    body: a line of column labels set at even gaps because the columns are (a Chinese table's
+    "测试程序 正常运行 同步 ..."), not a letter-spaced title, whose words fall anywhere."""
+    extents = []
+    for j in range(width):
+        xs = [(w.x0, w.x1) for row in body for w in row[j]]
+        extents.append((min(a for a, _ in xs), max(b for _, b in xs)) if xs else None)
+    filled = [e for e in extents if e is not None]
+    if len(words) != len(filled):
+        return False
+    return all(w.x0 < x1 and x0 < w.x1 for w, (x0, x1) in zip(words, filled, strict=True))
