@@ -1,8 +1,9 @@
 """Table layouts of issue 24 (session 18, second helper), drawn anew with reportlab (no dev-set page
 copied) and read through the PDF parser: a quote's head (address blocks beside a column of
 "label : value" lines) over its item grid, a thin space between figures and their currency or
-percent signs, a Han column label wrapped over two lines, and a line of units in parentheses set
-with open leading under its labels. Each test failed on the code of branch tables33 (3679b44)."""
+percent signs, a Han column label wrapped over two lines (and a Han cell wrapped in a grid), and a
+line of units in parentheses set with open leading under its labels. Each test failed on the code
+of branch tables33 (3679b44)."""
 
 from __future__ import annotations
 
@@ -217,3 +218,22 @@ def test_unit_line_under_open_leading_joins_its_labels(tmp_path: Path) -> None:
     c.showPage()
     c.save()
     assert parsed_rows(pdf) == [[("Model", "Component", "Shift (km s-1)", "FWHM (km s-1)"), *body]]
+
+
+def test_han_cell_wrapped_in_a_grid_joins_without_a_space(tmp_path: Path) -> None:
+    """A bordered grid's Han cell wrapped over two lines ("为替换算" / "调整勘定") reads as one word,
+    as the same wrap in an unruled table and in prose; a Latin cell's wrap keeps its space."""
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    pdf = tmp_path / "grid.pdf"
+    c = canvas.Canvas(str(pdf), pagesize=A4, invariant=1)
+    xs = (100.0, 220.0, 320.0)
+    _grid(c, xs, 700.0, 3, 30.0)
+    c.setFont("STSong-Light", 10)
+    cells = [(("项目",), ("金额",)), (("为替换算", "调整勘定"), ("1,250",)), (("Net", "income"), ("3,400",))]
+    for r, row in enumerate(cells):
+        for k, lines in enumerate(row):
+            for i, text in enumerate(lines):
+                c.drawString(xs[k] + 5, 700.0 - r * 30.0 - 12 - 12 * i, text)
+    c.showPage()
+    c.save()
+    assert parsed_rows(pdf) == [[("项目", "金额"), ("为替换算调整勘定", "1,250"), ("Net income", "3,400")]]
