@@ -70,7 +70,11 @@ PARSER_VERSIONS: dict[str, int] = {
     # group labels in the white between their sub-columns of a text table span them)
     # 13: session 18's helper (twin three-line sub-tables side by side are two tables titled by
     # their sub-captions, two rows each enough; one-word column labels at even gaps are no title)
-    "pdf": 13,
+    # 14: session 18's second helper (a thin space between a figure and its currency or percent
+    # sign kept; wrapped CJK lines of a cell joined without a space; a line of units in
+    # parentheses joins its labels under open leading; a column of "label : value" lines beside
+    # text blocks is a form's head, no table)
+    "pdf": 14,
     "records": 1,
     "code": 1,
     "text": 1,

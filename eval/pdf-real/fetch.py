@@ -134,6 +134,11 @@ SHA256 = {
     "cqu-thesis-example.pdf": "c33d8da3769f477e1e600b2ce429368736541aea91e86c27216257614d756776",
     "booktabs-de.pdf": "b5bb701c07ac48bef7f8284eba32bc5076eb89493a12e1b9918d667332dc3855",
     "h2020-template-ict.pdf": "507773021ddcf4ed0fc02cfdd5c67c5fd968ada1dd3a364e23a4b66fc78360de",
+    # added in session 18, second round (unstructured's label-party/holistic-src)
+    "alphabet-2022-annual-report-56-59.pdf": (
+        "a910fbad7016af1948cfd4d3ce08124192456e8dd23996d4e9568cd146335f01"
+    ),
+    "kroger-press-release-2023.pdf": "2775393665456d8dec3981a12a8c118333f1688e207fde3a3a1bff4fb731700e",
 }
 
 

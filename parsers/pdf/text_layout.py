@@ -242,10 +242,25 @@ def join_lines(lines: Sequence[str]) -> str:
             continue
         if _HYPHEN_END.search(out) and line[:1].islower():
             out = out[:-1] + line
-        elif out and _is_cjk(out[-1]) and _is_cjk(line[0]):
+        elif out and joins_unspaced(out, line):
             out += line
         else:
             out = f"{out} {line}" if out else line
+    return out
+
+
+def joins_unspaced(before: str, after: str) -> bool:
+    """Whether a line ending ``before`` and the next, ``after``, wrapped from it, join with no space
+    between them: CJK on both sides (Han and kana text has no spaces between words, so a wrap
+    inside "正常运行时间" is no word boundary)."""
+    return bool(before) and bool(after) and _is_cjk(before[-1]) and _is_cjk(after[0])
+
+
+def join_wrapped(lines: Sequence[str], sep: str = "\n") -> str:
+    """A cell's lines as one text, ``sep`` between them except where ``joins_unspaced``."""
+    out = ""
+    for line in lines:
+        out = out + line if joins_unspaced(out, line) else f"{out}{sep}{line}" if out else line
     return out
 
 

@@ -45,6 +45,7 @@ FINGERPRINTS = {
         11: "54019cbff9d98add",
         12: "54019cbff9d98add",
         13: "54019cbff9d98add",
+        14: "54019cbff9d98add",
     },
     "markdown": {1: "b925d563a9255e13"},
     "code": {1: "9f04abbb73c4fd1e"},

@@ -5,11 +5,19 @@ dicts."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from parsers.pdf import rtl as bidi_text
 from parsers.pdf.tables.rules import BBox, Char
+from parsers.pdf.text_layout import join_wrapped
+
+# x font size: a gap this wide between a figure and its unit sign is a space; a thin space (1/6
+# em, "25,00 €", "5,50 %" in French typesetting) is narrower than ``cell_text``'s word gap, and a
+# kerned pair ("$12", "3%") has next to none
+SIGN_SPACE = 0.1
+_AFTER_FIGURES = "%‰"
 
 
 def centre_in(obj: Char, box: BBox) -> bool:
@@ -40,8 +48,9 @@ def dedupe_chars(chars: Sequence[Char], tolerance: float = 1.0) -> list[Char]:
 
 
 def cell_text(chars: Sequence[Char], space_ratio: float = 0.2) -> str:
-    """Cell characters as text: lines top to bottom joined by "\\n", a space wherever the gap
-    between neighbours exceeds ``space_ratio`` x the font size (PDFs often omit space glyphs)."""
+    """Cell characters as text: lines top to bottom joined by "\\n" (by nothing between wrapped CJK
+    lines), a space wherever the gap between neighbours exceeds ``space_ratio`` x the font size
+    (PDFs often omit space glyphs), or ``SIGN_SPACE`` x it between a figure and its unit sign."""
     lines: list[list[Char]] = []
     for ch in sorted(chars, key=lambda c: (float(c["top"]), float(c["x0"]))):
         mid = (float(ch["top"]) + float(ch["bottom"])) / 2
@@ -56,7 +65,8 @@ def cell_text(chars: Sequence[Char], space_ratio: float = 0.2) -> str:
         parts: list[str] = []
         prev: Char | None = None
         for ch in line:
-            gap_limit = space_ratio * float(ch.get("size") or 10.0)
+            sign = prev is not None and _figure_and_sign(str(prev["text"]), str(ch["text"]))
+            gap_limit = (SIGN_SPACE if sign else space_ratio) * float(ch.get("size") or 10.0)
             if prev is not None and float(ch["x0"]) - float(prev["x1"]) > gap_limit:
                 parts.append(" ")
             parts.append(str(ch["text"]))
@@ -64,7 +74,19 @@ def cell_text(chars: Sequence[Char], space_ratio: float = 0.2) -> str:
         text = bidi_text.logical_line(" ".join("".join(parts).split()))  # drawn order -> reading order
         if text:
             texts.append(text)
-    return "\n".join(texts)
+    return join_wrapped(texts)
+
+
+def _figure_and_sign(before: str, after: str) -> bool:
+    """A digit then a currency or percent sign ("25,00" "€"), or a currency sign then a digit
+    ("€" "25"): a figure and its unit, whose spacing the text layer keeps however thin."""
+    return (before[-1:].isdigit() and (_currency(after) or after[:1] in _AFTER_FIGURES)) or (
+        _currency(before) and after[:1].isdigit()
+    )
+
+
+def _currency(text: str) -> bool:
+    return len(text) == 1 and unicodedata.category(text) == "Sc"
 
 
 @dataclass(frozen=True)

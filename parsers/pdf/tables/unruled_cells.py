@@ -16,7 +16,7 @@ from parsers.pdf import rtl as bidi_text
 from parsers.pdf.tables.lone_words import rehome_lone_words
 from parsers.pdf.tables.row_spans import SPAN_PITCH, lift_centred, row_pitch
 from parsers.pdf.tables.unruled_guards import counts_columns, is_figure, is_numeric
-from parsers.pdf.text_layout import Segment, on_one_line, vertical_overlap
+from parsers.pdf.text_layout import Segment, join_wrapped, on_one_line, vertical_overlap
 
 
 @dataclass(frozen=True)
@@ -301,7 +301,8 @@ def _extent(row: Sequence[Sequence[Word]]) -> tuple[float, float]:
 
 
 def cell_text(words: Sequence[Word]) -> str:
-    """A cell's words: lines top to bottom joined by "\\n", each in logical (reading) order."""
+    """A cell's words: lines top to bottom joined by "\\n" (by nothing between wrapped CJK lines,
+    ``join_wrapped``), each in logical (reading) order."""
     lines: list[list[Word]] = []
     for w in sorted(words, key=lambda w: (w.top, w.x0)):
         if lines and w.top < lines[-1][0].bottom - 0.3 * lines[-1][0].height:
@@ -309,7 +310,7 @@ def cell_text(words: Sequence[Word]) -> str:
         else:
             lines.append([w])
     texts = (join_words(sorted(ln, key=lambda w: w.x0)) for ln in lines)
-    return "\n".join(bidi_text.logical_line(t) for t in texts)
+    return join_wrapped([bidi_text.logical_line(t) for t in texts])
 
 
 TOUCH_RATIO = 0.15  # x font size: pdfplumber's x_tolerance_ratio, the gap inside one word

@@ -26,6 +26,9 @@ _COLUMN_NUMBER = re.compile(r"\((\d{1,2})\)")
 _EQUATION_NUMBER = re.compile(r"^[.,]?\s*\(([A-Z]?\d+(\.\d+)?[a-z]?'?)\)$")
 _OPERATOR_END = re.compile(r"(^|\s)[=+−×<>≤≥≈]$")
 _CODE = re.compile(r"[=;{}]|\(\)|^#|//|->|^def |^return\b|^import ")
+# a form's label and its value on one line ("Date : 12 avril 2017", "Invoice no: 0042"): a label
+# of letters (no digit), a colon, a value (not "//" of an address)
+_KEY_VALUE = re.compile(r"^[^\W\d][^\d:]{0,40}?\s?:\s*[^\s/]")
 
 MIN_ROWS = 3  # rows a table needs (two: a heading over a line, a label and its value)
 MAX_MEAN_WORDS = 4.0  # words per non-empty cell: a table's cells are short, prose columns are not
@@ -121,11 +124,22 @@ def rejection(
         return "rising page numbers in each figure column: a table of contents in columns"
     if not numeric_columns and (len(body) < 3 or len(filled) < TEXT_TABLE_FILL * len(cells)):
         return "text only, few rows or sparse: labels of a diagram"
+    if not numeric_columns and any(_key_value_column(c) for c in columns):
+        return "text only with a column of label: value lines: a form's or an invoice's head"
     if not numeric_columns and any(_mean_words(c) >= LONG_COLUMN_WORDS for c in columns):
         return "text only with a column of long text: a justified paragraph's wide gaps"
     if _prose_beside_figures(body, columns, numeric):
         return "columns of prose beside a few rows of figures: a table read with the text around it"
     return None
+
+
+def _key_value_column(cells: Sequence[str]) -> bool:
+    """Most of a column's cells, two or more, are a label and its value ("Date : 12 avril 2017",
+    "Code client : Ent"): a quote's or an invoice's head set beside its address blocks, each
+    block a column of lines, which align like a table of text and are none."""
+    filled = [c.strip() for c in cells if c.strip()]
+    pairs = sum(1 for c in filled if _KEY_VALUE.match(c))
+    return pairs >= 2 and pairs * 2 > len(filled)
 
 
 def _display_formula(rows: Sequence[Sequence[str]]) -> bool:

@@ -14,6 +14,7 @@ flattens them ("Literacy Status / Read & Write"). Pure functions over word boxes
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from parsers.pdf.tables.rules import Char
@@ -23,6 +24,9 @@ from parsers.pdf.tables.unruled_guards import is_figure
 Rule = tuple[float, float, float]  # x0, x1, y (top-down)
 Grid = list[list[list[Word]]]
 MIN_RULE = 20.0  # points: a shorter horizontal stroke is an underline or a glyph, not a rule
+UNIT_LEADING = 2.0  # x text height: white over a line of units that still joins it to its labels
+# one unit in parentheses: a letter or a sign other than a lone digit run, letter or roman numeral
+_UNIT = re.compile(r"\((?!\d+\)|[a-zA-Z]\)|[ivxIVX]+\))[^()]*[^\s()][^()]*\)")
 
 
 def horizontal_rules(edges: Sequence[Char], tolerance: float = 1.0) -> list[Rule]:
@@ -166,13 +170,17 @@ def column_names(grid: Grid, header: int, spans: Spans) -> tuple[str, ...]:
     return tuple(" / ".join(p) for p in parts)
 
 
-def join_wrapped_header(grid: Grid, header: int, leading: float = 0.8) -> tuple[Grid, int]:
+def join_wrapped_header(
+    grid: Grid, header: int, leading: float = 0.8, unit_leading: float = UNIT_LEADING
+) -> tuple[Grid, int]:
     """``grid`` with header lines that continue the labels of the line above joined to it
     ("Inhibitor" / "concentration (g)", "West Oxon" / "(employee jobs)"): a line whose every label
     stands under a label of the line above, at most ``leading`` x the text height below it, and
     that holds no figure, is the rest of those labels, so a label wrapped over two lines is one
-    cell. A line with a label where the line above has none (sub-labels under a group label)
-    starts a header row."""
+    cell. A line of units alone ("(km s⁻¹)" under "Shift", ``_units``) continues its labels from
+    farther down (``unit_leading``: a table's header set with open leading) and its exponents are
+    no figures. A line with a label where the line above has none (sub-labels under a group
+    label) starts a header row."""
     if header < 2:
         return grid, header
     rows: Grid = [[list(c) for c in grid[0]]]
@@ -182,14 +190,22 @@ def join_wrapped_header(grid: Grid, header: int, leading: float = 0.8) -> tuple[
         upper = [w for cell in above for w in cell]
         lower = [w for cell in line for w in cell]
         height = sorted(w.bottom - w.top for w in lower)[len(lower) // 2] if lower else 0.0
-        close = bool(upper) and min(w.top for w in lower) - max(w.bottom for w in upper) <= leading * height
-        figures = any(is_figure(w.text) for w in lower)
+        units = _units([line[j] for j in filled])
+        reach = (unit_leading if units else leading) * height
+        close = bool(upper) and min(w.top for w in lower) - max(w.bottom for w in upper) <= reach
+        figures = not units and any(is_figure(w.text) for w in lower)
         if filled and close and not figures and all(above[j] for j in filled):
             for j in filled:
                 above[j].extend(line[j])
         else:
             rows.append([list(c) for c in line])
     return [*rows, *grid[header:]], len(rows)
+
+
+def _units(cells: Sequence[Sequence[Word]]) -> bool:
+    """Each cell is one unit in parentheses, "(km s−1)", "(%)", "(10−17 erg s−1 cm−2)": not a
+    column number "(3)" nor a sub-label "(a)" (``_UNIT``)."""
+    return bool(cells) and all(_UNIT.fullmatch(" ".join(cell_text(c).split())) for c in cells)
 
 
 def lift_centred_labels(grid: Grid, header: int) -> tuple[Grid, int]:
