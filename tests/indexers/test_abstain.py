@@ -1,6 +1,7 @@
 """Build-time abstain calibration (indexers/abstain.py): evidence, scales, determinism, and the
 confidence being monotone in each side's evidence."""
 
+import math
 import random
 import zlib
 
@@ -381,9 +382,9 @@ def test_rest_coverage_is_the_idf_share_of_the_query_words_a_text_holds():
     texts = ["router maps paths to components", "the store keeps state", "templates render data"]
     bm25 = BM25Index.build([TOKENIZE(t) for t in texts])
     query = TOKENIZE("router store marathon")
-    assert rest_coverage(bm25, query, TOKENIZE("the router and the store")) == pytest.approx(
-        2 / 3, abs=0.2
-    )
+    known, unknown = math.log1p(2.5 / 1.5), math.log1p(3.5 / 0.5)  # idf at df 1 and 0 of 3 docs
+    both = rest_coverage(bm25, query, TOKENIZE("the router and the store"))
+    assert both == pytest.approx(2 * known / (2 * known + unknown))
     assert rest_coverage(bm25, query, TOKENIZE("router store marathon")) == pytest.approx(1.0)
     assert rest_coverage(bm25, query, TOKENIZE("nothing shared")) == 0.0
     assert rest_coverage(bm25, [], TOKENIZE("router")) == 0.0
