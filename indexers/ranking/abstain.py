@@ -35,10 +35,11 @@ from indexers.lexical.tokenize import words
 
 # The calibration's version, stored with the scales: a build calibrated by an older one is
 # calibrated again by its next ingest (flows/settings.py).
-VERSION = 11  # 7: cosines with sentence windows (indexers/dense/windows.py); 8: not on code search
+VERSION = 12  # 7: cosines with sentence windows (indexers/dense/windows.py); 8: not on code search
 # 9: every corpus sampled by words (not kept); 10: a corpus of long Chinese sentences sampled by
 # words (calibrate.sample_pseudo_queries); 11: every corpus's pseudo-queries counted in words (its
-# in_words: measured on CMRC's full corpus, not the 256-passage subset that ruled out version 9)
+# in_words: measured on CMRC's full corpus, not the 256-passage subset that ruled out version 9);
+# 12: a pseudo-query's coverage also read in the rest of its own chunk (abstain_fit._pseudo_coverage)
 DECISION = 0.5  # confidence below this abstains
 # A query with at most this many distinct terms is short: judged on the short scale when the build
 # has one (version 4).
@@ -129,6 +130,23 @@ def best_coverage(bm25: BM25Scorer, terms: Sequence[str], rows: Sequence[int]) -
     hits, at most COVERAGE_DEPTH of them are read) holds, over its words (tokenize.words)."""
     top, terms = list(rows)[:COVERAGE_DEPTH], words(terms)
     return max(bm25.coverage_many(terms, top)) if top and terms else 0.0
+
+
+def rest_coverage(bm25: BM25Scorer, terms: Sequence[str], rest: Sequence[str]) -> float:
+    """The share of the query's idf mass (over its words, as best_coverage reads it) whose words
+    occur in ``rest``, a text's terms that need not be a chunk of the index (a pseudo-query's own
+    chunk with the sentence taken out: abstain_fit._pseudo_coverage)."""
+    unique = list(dict.fromkeys(words(terms)))
+    if not unique:
+        return 0.0
+    df, present = bm25.document_frequencies(unique), frozenset(words(rest))
+    total = covered = 0.0
+    for term in unique:
+        count = df.get(term, 0)
+        idf = math.log1p((bm25.n_docs - count + 0.5) / (count + 0.5))
+        total += idf
+        covered += idf if term in present else 0.0
+    return covered / total if total > 0 else 0.0
 
 
 def known_idf_share(

@@ -1,6 +1,7 @@
 """Build-time abstain calibration (indexers/abstain.py): evidence, scales, determinism, and the
 confidence being monotone in each side's evidence."""
 
+import math
 import random
 import zlib
 
@@ -375,13 +376,68 @@ def test_a_pseudo_querys_coverage_leaves_its_own_chunk_out(corpus):
     assert best_coverage(bm25, terms, []) == 0.0 == best_coverage(bm25, [], [1, 2])
 
 
+def test_rest_coverage_is_the_idf_share_of_the_query_words_a_text_holds():
+    from indexers.ranking.abstain import rest_coverage
+
+    texts = ["router maps paths to components", "the store keeps state", "templates render data"]
+    bm25 = BM25Index.build([TOKENIZE(t) for t in texts])
+    query = TOKENIZE("router store marathon")
+    known, unknown = math.log1p(2.5 / 1.5), math.log1p(3.5 / 0.5)  # idf at df 1 and 0 of 3 docs
+    both = rest_coverage(bm25, query, TOKENIZE("the router and the store"))
+    assert both == pytest.approx(2 * known / (2 * known + unknown))
+    assert rest_coverage(bm25, query, TOKENIZE("router store marathon")) == pytest.approx(1.0)
+    assert rest_coverage(bm25, query, TOKENIZE("nothing shared")) == 0.0
+    assert rest_coverage(bm25, [], TOKENIZE("router")) == 0.0
+    # weighted by idf: the unknown word (df 0) weighs most, so holding it covers more than half
+    with_unknown = rest_coverage(bm25, query, TOKENIZE("marathon"))
+    assert with_unknown > rest_coverage(bm25, query, TOKENIZE("router"))
+    # words, not the Han-character field: shared characters without a shared bigram cover nothing
+    han = BM25Index.build([TOKENIZE(t) for t in ["组件的模板", "路由把地址映射到组件"]])
+    assert rest_coverage(han, TOKENIZE("数据变化"), TOKENIZE("数字变量")) == 0.0
+
+
+def test_a_pseudo_querys_coverage_is_the_better_of_the_others_and_its_own_chunks_rest():
+    """Version 12: a real question's answer is in the corpus and holds some of its words, so a
+    pseudo-query's coverage may come from the rest of its own chunk (the sentence taken out), as
+    its cosine may; never below what the other chunks give it."""
+    from indexers.ranking.abstain import rest_coverage
+    from indexers.ranking.abstain_fit import _held_out_coverage, _pseudo_coverage
+    from indexers.ranking.calibrate import sample_pseudo_queries
+
+    # passages about one subject each, named in every sentence and nowhere else, as an article is
+    rng = random.Random(5)
+    texts = []
+    for i in range(60):
+        name, a, b, c = f"subject{i}", *rng.sample(TOPICS, 3)
+        texts.append(
+            f"The {name} {a} was built for the {b} team. Later the {name} {a} served the {c} "
+            f"again. Every {name} keeps its {b} and its {c} apart."
+        )
+    chunks = [
+        Chunk(id=str(i), doc_id=str(i), path=f"d{i}.md", kind="text", text=t, index_text=t)
+        for i, t in enumerate(texts)
+    ]
+    bm25 = BM25Index.build([TOKENIZE(c.index_text) for c in chunks])
+    queries = sample_pseudo_queries(chunks, TOKENIZE, 40, 0, in_words=True)
+    assert len(queries) >= 20
+    raised = 0
+    for q in queries:
+        terms = TOKENIZE(q.query)
+        others = _held_out_coverage(bm25, terms, q.row)
+        rest = rest_coverage(bm25, terms, TOKENIZE(q.remainder))
+        got = _pseudo_coverage(bm25, TOKENIZE, terms, q)
+        assert got == pytest.approx(max(others, rest))
+        raised += rest > others
+    assert raised == len(queries)  # its subject's name: in the rest of its chunk, in no other
+
+
 def test_calibration_stores_the_coverage_evidence_and_a_coverage_weight_within_its_cap(corpus):
     from indexers.ranking.abstain_fit import COVERAGE_MAX_WEIGHT
 
     chunks, bm25 = corpus
     vectors, encode = _vectors(chunks)
     stored = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode, encode_passages=encode)
-    assert stored["version"] == VERSION == 11
+    assert stored["version"] == VERSION == 12
     coverage = stored["evidence"]["coverage"]
     assert coverage["n"] == stored["evidence"]["vector"]["n"]
     assert coverage["offtopic"]["p95"] < coverage["in_domain"]["p50"]
