@@ -26,7 +26,7 @@ monotone in each evidence and an app can pick its own cut; the index abstains be
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,16 +137,9 @@ def rest_coverage(bm25: BM25Scorer, terms: Sequence[str], rest: Sequence[str]) -
     occur in ``rest``, a text's terms that need not be a chunk of the index (a pseudo-query's own
     chunk with the sentence taken out: abstain_fit._pseudo_coverage)."""
     unique = list(dict.fromkeys(words(terms)))
-    if not unique:
-        return 0.0
-    df, present = bm25.document_frequencies(unique), frozenset(words(rest))
-    total = covered = 0.0
-    for term in unique:
-        count = df.get(term, 0)
-        idf = math.log1p((bm25.n_docs - count + 0.5) / (count + 0.5))
-        total += idf
-        covered += idf if term in present else 0.0
-    return covered / total if total > 0 else 0.0
+    present = frozenset(words(rest))
+    df = bm25.document_frequencies(unique) if unique else {}
+    return _idf_share(unique, df, bm25.n_docs, lambda term, _: term in present)
 
 
 def known_idf_share(
@@ -155,16 +148,21 @@ def known_idf_share(
     """``lexical_evidence`` from document frequencies already read (a BM25 search returns those of
     its query: docmill.index reuses them rather than reading the postings bounds again)."""
     unique = list(dict.fromkeys(words(terms)))
-    if not unique:
-        return 0.0
-    total = known = 0.0
+    return _idf_share(unique, df, n_docs, lambda term, count: count > (1 if term in own_terms else 0))
+
+
+def _idf_share(
+    unique: Sequence[str], df: Mapping[str, int], n_docs: int, counts: Callable[[str, int], bool]
+) -> float:
+    """The share of the idf mass of ``unique`` (distinct words) made of the words ``counts``
+    accepts (given each word and its document frequency)."""
+    total = share = 0.0
     for term in unique:
         count = df.get(term, 0)
         idf = math.log1p((n_docs - count + 0.5) / (count + 0.5))
         total += idf
-        if count > (1 if term in own_terms else 0):
-            known += idf
-    return known / total if total > 0 else 0.0
+        share += idf if counts(term, count) else 0.0
+    return share / total if total > 0 else 0.0
 
 
 @dataclass(frozen=True)
