@@ -65,7 +65,7 @@ from parsers.pdf.tables.unruled_header import (
 )
 from parsers.pdf.tables.unruled_keys import key_pairs
 from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
-from parsers.pdf.tables.unruled_sides import side_cut, side_span
+from parsers.pdf.tables.unruled_sides import side_cut, side_spans
 from parsers.pdf.tables.unruled_titles import title_lines
 from parsers.pdf.tables.unruled_wraps import wrapped_rows
 
@@ -339,7 +339,7 @@ def table_from_block(
     block: Sequence[Line], above: Sequence[Line] = (), rules: Sequence[Rule] = (), ruled_apart: bool = False
 ) -> UnruledTable | None:
     """The table ``block`` holds, or None. ``ruled_apart``: the block is one side of two tables
-    ruled apart (``unruled_sides.side_span``): its own rules vouch for a table of two rows."""
+    ruled apart (``unruled_sides.side_spans``): its own rules vouch for a table of two rows."""
     block = join_scripts(block)
     if len(block) < 2:
         return None
@@ -395,9 +395,10 @@ def _sides(block: Sequence[Line], cut: float, rules: Sequence[Rule]) -> list[Unr
     """The tables of ``block``'s words left and right of ``cut``, each side's lines grouped anew."""
     words = [w for ln in block for w in ln.words]
     found = []
-    for left in (True, False):
+    spans = side_spans(block, rules, cut)  # both sides' rule extents, once per block
+    for i, left in enumerate((True, False)):
         side = [w for w in words if (w.x1 < cut if left else w.x0 > cut)]
-        span = side_span(block, rules, cut, left)
+        span = spans[i] if spans is not None else None
         caption: list[Word] = []
         if span is not None:  # a side ruled on its own: its rows between its rules, however few
             caption = [w for w in side if (w.top + w.bottom) / 2 < span[0]]

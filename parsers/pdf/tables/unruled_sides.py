@@ -53,8 +53,7 @@ def rules_cut(block: Sequence[Line], seps: Sequence[float], rules: Sequence[Rule
     near = _near_rules(block, rules)
     size = max(ln.size for ln in block)
     for s in seps:
-        left = [r for r in near if r[1] < s]
-        right = [r for r in near if r[0] > s]
+        left, right = _split_at(near, s)
         if (
             len({round(y) for *_, y in left}) < MIN_SIDE_RULES
             or len({round(y) for *_, y in right}) < MIN_SIDE_RULES
@@ -69,18 +68,25 @@ def rules_cut(block: Sequence[Line], seps: Sequence[float], rules: Sequence[Rule
     return None
 
 
-def side_span(
-    block: Sequence[Line], rules: Sequence[Rule], cut: float, left: bool
-) -> tuple[float, float] | None:
-    """From the top to the bottom rule of the table on one side of ``cut`` (``left`` or right),
-    when the two sides are twin three-line tables (``_twin_three_line``): its rows lie between
-    them, a sub-caption over it lies above."""
-    near = _near_rules(block, rules)
-    size = max(ln.size for ln in block)
-    lefts, rights = [r for r in near if r[1] < cut], [r for r in near if r[0] > cut]
-    if not _twin_three_line(lefts, rights, size):
+def side_spans(
+    block: Sequence[Line], rules: Sequence[Rule], cut: float
+) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """From the top to the bottom rule of the table on each side of ``cut`` (left, right), when
+    the two sides are twin three-line tables (``_twin_three_line``): its rows lie between them, a
+    sub-caption over it lies above."""
+    lefts, rights = _split_at(_near_rules(block, rules), cut)
+    if not _twin_three_line(lefts, rights, max(ln.size for ln in block)):
         return None
-    ys = [y for *_, y in (lefts if left else rights)]
+    return _extent(lefts), _extent(rights)
+
+
+def _split_at(rules: Sequence[Rule], cut: float) -> tuple[list[Rule], list[Rule]]:
+    """The rules wholly left of ``cut`` and those wholly right of it."""
+    return [r for r in rules if r[1] < cut], [r for r in rules if r[0] > cut]
+
+
+def _extent(rules: Sequence[Rule]) -> tuple[float, float]:
+    ys = [y for *_, y in rules]
     return min(ys), max(ys)
 
 
