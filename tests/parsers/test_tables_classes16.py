@@ -1,13 +1,18 @@
 """Table layouts of issue 24 (session 19, helper), drawn anew with reportlab (no dev-set page
 copied) and read through the PDF parser: three-line tables stacked under one another with a
-numbered heading and short code lines between them (a statistics package's gallery), and a
-first-column label wrapped over two header lines beside a group label over its sub-labels. The
-first two tests failed on main's code (7bf6b64); the guard passes on both."""
+numbered heading and short code lines between them (a statistics package's gallery), a
+first-column label wrapped over two header lines beside a group label over its sub-labels, and a
+table's column labels at the top of one text column beside a larger heading in the other. The
+first two classes' tests failed on main's code (7bf6b64) and pass; the guard passes on both; the
+third class is a known failure (strict xfail): the rule tried for it (a line whose two sides of
+the gutter are set in text sizes 1.25 x apart is cut at the gutter) made a held table-free page
+read a table, so it was taken out."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
@@ -148,3 +153,65 @@ def test_first_column_label_wrapped_beside_a_group_label(tmp_path: Path) -> None
     assert parsed_rows(pdf) == [
         [("Share of the sample used to fit", "Tuned on reports", ""), ("", "Acc.", "Acc. with tool"), *body]
     ]
+
+
+LEFT_PROSE = (
+    "We repeat the study with a second teacher so that",
+    "the gain can be told apart from the choice of the",
+    "model, and we keep the same prompts and the same",
+    "number of examples for each of the four datasets.",
+    "The scores are averaged over three runs with fresh",
+    "seeds, and the spread between runs stays small in",
+    "every setting we tried, below half a point, which",
+    "is why the table beside this text gives one score.",
+    "Longer inputs are the hardest case for all models,",
+    "and the baseline fails on them without exception.",
+)
+
+
+@pytest.mark.xfail(strict=True, reason="known class: the labels' line is read with the heading beside it")
+def test_heading_in_one_column_beside_a_table_header_in_the_other(tmp_path: Path) -> None:
+    """A two-column page: a numbered two-line heading in 12 pt at the top of the left column, at
+    the height of a table's two-line column labels in 8.5 pt at the top of the right column, prose
+    under the heading, the table's rows under its labels. The labels are the table's header, not
+    a full-width line with the heading that leaves the table headless."""
+    pdf = tmp_path / "beside.pdf"
+    c = canvas.Canvas(str(pdf), pagesize=A4, invariant=1)
+    c.setFont("Times-Bold", 12)
+    c.drawString(72, 770, "5.1.1")
+    c.drawString(106, 770, "Ablation study on the")
+    c.drawString(106, 756, "teacher's prompts")
+    c.setFont("Times-Roman", 10)
+    for k, line in enumerate(LEFT_PROSE):
+        c.drawString(72, 738 - 13.5 * k, line)
+    xs = (310.0, 370.0, 430.0, 490.0, 545.0)  # label | split | three figure columns
+    c.line(xs[0], 782, xs[-1], 782)
+    c.setFont("Times-Bold", 8.5)
+    for k, (upper, lower) in enumerate(
+        (("Baseline", "T5 base"), ("Tuned", "T5 base"), ("Prompted", "Large 62B"))
+    ):
+        mid = (xs[k + 2] + xs[k + 1]) / 2 + 10
+        c.drawCentredString(mid, 772, upper)
+        c.drawCentredString(mid, 763, lower)
+    c.line(xs[0], 759, xs[-1], 759)
+    c.setFont("Times-Roman", 8.5)
+    rows: Rows = [
+        ("Reversal", "short", "0.00", "1.20", "88.4"),
+        ("", "long", "0.00", "0.40", "61.7"),
+        ("Parity", "short", "12.40", "80.10", "97.2"),
+        ("", "long", "70.20", "66.90", "89.5"),
+    ]
+    for r, row in enumerate(rows):
+        y = 750 - 9.5 * r
+        c.drawString(xs[0] + 2, y, row[0])
+        c.drawString(xs[1] - 18, y, row[1])
+        for k, text in enumerate(row[2:]):
+            c.drawCentredString((xs[k + 2] + xs[k + 1]) / 2 + 10, y, text)
+    c.line(xs[0], 750 - 9.5 * 3 - 3, xs[-1], 750 - 9.5 * 3 - 3)
+    c.setFont("Times-Roman", 10)
+    for k, line in enumerate(LEFT_PROSE[:6]):
+        c.drawString(310, 690 - 13.5 * k, line)
+    c.showPage()
+    c.save()
+    header = ("", "", "Baseline T5 base", "Tuned T5 base", "Prompted Large 62B")
+    assert parsed_rows(pdf) == [[header, *rows]]
