@@ -74,7 +74,10 @@ PARSER_VERSIONS: dict[str, int] = {
     # sign kept; wrapped CJK lines of a cell joined without a space; a line of units in
     # parentheses joins its labels under open leading; a column of "label : value" lines beside
     # text blocks is a form's head, no table)
-    "pdf": 14,
+    # 15: session 19's helper (three-line tables stacked under one another with a heading or code
+    # lines between them are cut apart at their rules; a first-column label wrapped over two
+    # header lines beside sub-labels is one cell)
+    "pdf": 15,
     "records": 1,
     "code": 1,
     "text": 1,

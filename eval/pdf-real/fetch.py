@@ -139,12 +139,20 @@ SHA256 = {
         "a910fbad7016af1948cfd4d3ce08124192456e8dd23996d4e9568cd146335f01"
     ),
     "kroger-press-release-2023.pdf": "2775393665456d8dec3981a12a8c118333f1688e207fde3a3a1bff4fb731700e",
+    # added in session 19 (r-cran-xtable's vignette; unstructured's example-docs and label-party)
+    "xtable-gallery.pdf": "151023b27c2279437ed721b09d9e97920d332a099b8a138fea0a5529006caed4",
+    "teaching-lm-reason.pdf": "11b97290789962a33b9331b3e146d7838c9881e8386c3c2d54fa880167390877",
+    "interface-config-guide-p202.pdf": "c8d901038fa869e1ba373b391767cf590e97e48f92a4c0d2b6df5d6572fbfed4",
+    "fr-olap.pdf": "790fa36521de452c071e86162b6e37c1534b805c2803c397ed1c511dcabc031e",
 }
 
 
 def _from_debian(src: dict, debs: Path) -> bytes:
     """The file ``src["path"]`` out of Debian package ``src["debian"]`` at ``src["version"]``."""
-    deb = next(debs.glob(f"{src['debian']}_{src['version'].split(':')[-1]}_*.deb"), None)
+    version = src["version"].split(":")[-1]  # apt-get names an epoch "1%3a" in the file name
+    deb = next(debs.glob(f"{src['debian']}_{version}_*.deb"), None) or next(
+        debs.glob(f"{src['debian']}_*%3a{version}_*.deb"), None
+    )
     if deb is None:
         get = ["apt-get", "download", f"{src['debian']}={src['version']}"]
         subprocess.run(get, check=True, cwd=debs, capture_output=True)  # noqa: S603 (fixed argv)

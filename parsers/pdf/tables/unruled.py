@@ -66,6 +66,7 @@ from parsers.pdf.tables.unruled_header import (
 from parsers.pdf.tables.unruled_keys import key_pairs
 from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
 from parsers.pdf.tables.unruled_sides import side_cut, side_spans
+from parsers.pdf.tables.unruled_stack import stacked_parts
 from parsers.pdf.tables.unruled_titles import title_lines
 from parsers.pdf.tables.unruled_wraps import wrapped_rows
 
@@ -456,15 +457,16 @@ def find_tables(
         start = 0  # lines above a block and below the previous one may be its header
         in_blocks = blocks(in_lane)
         taken = {id(ln) for block in in_blocks for ln in block}
-        for block in map(apart_tail, in_blocks):
-            first = next(i for i, ln in enumerate(in_lane) if ln is block[0])
-            cut = side_cut(block, column_separators(block), rules)
-            if cut is None:
-                table = table_from_block(block, in_lane[start:first], rules)
-                found.extend([table] if table is not None else [])
-            else:  # two tables side by side: each side's lines on their own
-                found.extend(_sides(block, cut, rules))
-            start = next(i for i, ln in enumerate(in_lane) if ln is block[-1]) + 1
+        for whole in map(apart_tail, in_blocks):
+            first = next(i for i, ln in enumerate(in_lane) if ln is whole[0])
+            for n, block in enumerate(stacked_parts(whole, rules)):  # three-line tables stacked
+                cut = side_cut(block, column_separators(block), rules)
+                if cut is None:
+                    table = table_from_block(block, in_lane[start:first] if n == 0 else (), rules)
+                    found.extend([table] if table is not None else [])
+                else:  # two tables side by side: each side's lines on their own
+                    found.extend(_sides(block, cut, rules))
+            start = next(i for i, ln in enumerate(in_lane) if ln is whole[-1]) + 1
         found.extend(_key_tables(in_lane, taken, found))
     return sorted(found, key=lambda t: t.bbox[1])
 

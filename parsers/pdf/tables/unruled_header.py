@@ -199,7 +199,25 @@ def join_wrapped_header(
                 above[j].extend(line[j])
         else:
             rows.append([list(c) for c in line])
+            if close and _stub_goes_on(above[0], rows[-1][0]):  # "Percentage of" / "data used"
+                above[0].extend(rows[-1][0])
+                rows[-1][0] = []
     return [*rows, *grid[header:]], len(rows)
+
+
+def _stub_goes_on(upper: Sequence[Word], lower: Sequence[Word]) -> bool:
+    """The first column's header cell ``lower`` continues the label ``upper`` above it: it opens
+    with a lower-case letter and holds no figure ("Percentage of GSM8K" / "data used to train",
+    wrapped beside a group label over its sub-labels, "CoT finetuned" / "Acc.  Acc. with Calc.").
+    The first column holds the row labels' own label, no group label, so its lines are one cell;
+    in other columns a lower-case sub-label may stand under a group label."""
+    return (
+        bool(upper)
+        and bool(lower)
+        and lower[0].text[:1].islower()
+        and not upper[-1].text.endswith((".", ":"))
+        and not any(is_figure(w.text) for w in lower)
+    )
 
 
 def _units(cells: Sequence[Sequence[Word]]) -> bool:
