@@ -158,6 +158,9 @@ SHA256 = {
     "iscram-class-doc.pdf": "7e401d0bed2698747b7640f6d3fdd6e290ed5a8629072ab8d9befad134a52e0e",
     "prtec19-template.pdf": "a3e766666dcf0f54c2fb87d75e56163642ac11cd038e9de502f9fb71d4581b08",
     "navydocs.pdf": "86006a0f1951aaf6588fc5aec482cbcf57bb9ada22ad3a6dfc3ee3d05259415f",
+    "elteikthesis-en.pdf": "ef1319b6131cac974f6614bd8f3704661d7f7885211a019cce2d85bcb0ba3f01",
+    "sageep-sample.pdf": "f992853773dd0918827566ef26e71283f0f37d18e770506fa4c06dd90b229318",
+    "se2thesis.pdf": "f551f0725d8743ff1aeab65dac4b9941abfb6eb8f6f324c6a017c26e333fe31e",
 }
 
 
