@@ -381,15 +381,16 @@ def score_case(case: Case, found: Found) -> CaseResult:
     taken_o: set[int] = set()
     for shared, i, j in pairs:
         if shared > 0 and i not in taken_e and j not in taken_o:
-            taken_e[i], _ = j, taken_o.add(j)
+            taken_e[i] = j
+            taken_o.add(j)
     classes = [("ruled" if t.ruled else "unruled") for t in case.tables]
     for i, table in enumerate(case.tables):
         tally = result.per_class.setdefault(classes[i], Tally())
-        j = taken_e.get(i)
-        mine = ours[j] if j is not None else []
+        paired = taken_e.get(i)
+        mine = ours[paired] if paired is not None else []
         tally.expected += sum(exp_rel[i].values())
-        tally.found += sum(our_rel[j].values()) if j is not None else 0
-        tally.matched += sum((exp_rel[i] & our_rel[j]).values()) if j is not None else 0
+        tally.found += sum(our_rel[paired].values()) if paired is not None else 0
+        tally.matched += sum((exp_rel[i] & our_rel[paired]).values()) if paired is not None else 0
         hits = cell_hits(table.rows, mine)
         cells = sum(len(r) for r in table.rows)
         tally.cells_hit, tally.cells, tally.tables = (
