@@ -77,7 +77,9 @@ PARSER_VERSIONS: dict[str, int] = {
     # 15: session 19's helper (three-line tables stacked under one another with a heading or code
     # lines between them are cut apart at their rules; a first-column label wrapped over two
     # header lines beside sub-labels is one cell)
-    "pdf": 15,
+    # 16: session 19's second helper (a table's notes under its bottom rule, opening with a
+    # notes label, are no rows; a three-line table of options set to values is no code listing)
+    "pdf": 16,
     "records": 1,
     "code": 1,
     "text": 1,

@@ -144,6 +144,23 @@ SHA256 = {
     "teaching-lm-reason.pdf": "11b97290789962a33b9331b3e146d7838c9881e8386c3c2d54fa880167390877",
     "interface-config-guide-p202.pdf": "c8d901038fa869e1ba373b391767cf590e97e48f92a4c0d2b6df5d6572fbfed4",
     "fr-olap.pdf": "790fa36521de452c071e86162b6e37c1534b805c2803c397ed1c511dcabc031e",
+    # added in session 19, second round (texlive-publishers-doc: journal and thesis classes' samples)
+    "cje-guide.pdf": "d68c350d78e132ac88578aeae45712d4897fe7c3dbbf14fe986e15fc31e4749f",
+    "cmpj-template.pdf": "b394781204a4c21c1eadc932ef3d9aa0f24c149f90d1942306862d9db25ed115",
+    "dccpaper.pdf": "244536cefa15f8a9b58a91a2b6ec80acee428bff4c1d0e458fb3476a19806c54",
+    "sphdthesis-example.pdf": "c1823e0ba7f13a4334530ada7a789b932ecb50bcd37917a32eb4505dd5f9547d",
+    "cascadilla-example.pdf": "a9595a6b1e18b039ad7422f05b1935f8551983b7455a49bafa83d13175c4241b",
+    "bgteubner.pdf": "3ca50eb9fa287a3cf2b6c5365c6325f8a2e41e40398f2cf6f54929566f3089f2",
+    "aiaa-template-basic.pdf": "16147246e6eebd722ba7d823c91cfd2e5c3089dc42daf522a77a82053b47dde6",
+    "mnras-guide.pdf": "54c467301c93b3ed0662c9ed6ee23f71204219ed642dcf259b8cd9383d28cc70",
+    "jmlr-pmlr-sample.pdf": "9a979ba5ef59d876b186ac941b00ed4b01cf2ac102482f571e6fb4b29f44a9c3",
+    "hitszthesis-bachelor.pdf": "fcf219189d26d53abc8fd1afd65908b075164ac0919ef8891c87e5e9ea8248ae",
+    "iscram-class-doc.pdf": "7e401d0bed2698747b7640f6d3fdd6e290ed5a8629072ab8d9befad134a52e0e",
+    "prtec19-template.pdf": "a3e766666dcf0f54c2fb87d75e56163642ac11cd038e9de502f9fb71d4581b08",
+    "navydocs.pdf": "86006a0f1951aaf6588fc5aec482cbcf57bb9ada22ad3a6dfc3ee3d05259415f",
+    "elteikthesis-en.pdf": "ef1319b6131cac974f6614bd8f3704661d7f7885211a019cce2d85bcb0ba3f01",
+    "sageep-sample.pdf": "f992853773dd0918827566ef26e71283f0f37d18e770506fa4c06dd90b229318",
+    "se2thesis.pdf": "f551f0725d8743ff1aeab65dac4b9941abfb6eb8f6f324c6a017c26e333fe31e",
 }
 
 

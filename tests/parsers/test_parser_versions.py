@@ -47,6 +47,7 @@ FINGERPRINTS = {
         13: "54019cbff9d98add",
         14: "54019cbff9d98add",
         15: "54019cbff9d98add",
+        16: "54019cbff9d98add",
     },
     "markdown": {1: "b925d563a9255e13"},
     "code": {1: "9f04abbb73c4fd1e"},

@@ -66,7 +66,7 @@ from parsers.pdf.tables.unruled_header import (
 from parsers.pdf.tables.unruled_keys import key_pairs
 from parsers.pdf.tables.unruled_lanes import lanes, page_fold, page_gutter
 from parsers.pdf.tables.unruled_sides import side_cut, side_spans
-from parsers.pdf.tables.unruled_stack import stacked_parts
+from parsers.pdf.tables.unruled_stack import noted_tail, stacked_parts
 from parsers.pdf.tables.unruled_titles import title_lines
 from parsers.pdf.tables.unruled_wraps import wrapped_rows
 
@@ -459,7 +459,7 @@ def find_tables(
         taken = {id(ln) for block in in_blocks for ln in block}
         for whole in map(apart_tail, in_blocks):
             first = next(i for i, ln in enumerate(in_lane) if ln is whole[0])
-            for n, block in enumerate(stacked_parts(whole, rules)):  # three-line tables stacked
+            for n, block in enumerate(stacked_parts(noted_tail(whole, rules), rules)):  # tables stacked
                 cut = side_cut(block, column_separators(block), rules)
                 if cut is None:
                     table = table_from_block(block, in_lane[start:first] if n == 0 else (), rules)

@@ -26,6 +26,8 @@ _COLUMN_NUMBER = re.compile(r"\((\d{1,2})\)")
 _EQUATION_NUMBER = re.compile(r"^[.,]?\s*\(([A-Z]?\d+(\.\d+)?[a-z]?'?)\)$")
 _OPERATOR_END = re.compile(r"(^|\s)[=+−×<>≤≥≈]$")
 _CODE = re.compile(r"[=;{}]|\(\)|^#|//|->|^def |^return\b|^import ")
+# an option set to a value, alone in its cell ("cmode=4C", "style = plain"; no spaces elsewhere)
+_OPTION = re.compile(r"^[\w.-]+ ?= ?[\w.,+-]+$")
 # a form's label and its value on one line ("Date : 12 avril 2017", "Invoice no: 0042"): a label
 # of letters (no digit), a colon, a value (not "//" of an address)
 _KEY_VALUE = re.compile(r"^[^\W\d][^\d:]{0,40}?\s?:\s*[^\s/]")
@@ -93,7 +95,8 @@ def rejection(
         return "mostly empty"
     if words and sum(1 for w in words if w.mono) * 2 > len(words):
         return "monospace: a code listing"
-    if sum(1 for c in filled if _CODE.search(c)) >= max(2, 0.15 * len(filled)):
+    coded = [(j, c) for r in rows for j, c in enumerate(r) if c.strip() and _CODE.search(c)]
+    if len(coded) >= max(2, 0.15 * len(filled)) and not (framed and _option_labels(coded)):
         return "code punctuation"
     if sum(1 for c in filled if _LEADERS.search(c)) >= 2:
         return "dotted leaders: a table of contents"
@@ -131,6 +134,13 @@ def rejection(
     if _prose_beside_figures(body, columns, numeric):
         return "columns of prose beside a few rows of figures: a table read with the text around it"
     return None
+
+
+def _option_labels(coded: Sequence[tuple[int, str]]) -> bool:
+    """Every cell with code punctuation is in the first column and is one option set to a value
+    ("cmode=4C", "style = plain"): a three-line table of a package's options and what each does,
+    no code listing (whose lines carry their punctuation in any column, ";", "{}", calls)."""
+    return all(j == 0 and _OPTION.match(c.strip()) for j, c in coded)
 
 
 def _key_value_column(cells: Sequence[str]) -> bool:

@@ -12,6 +12,7 @@ nothing. Pure functions over lines and (x0, x1, y) rules.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from parsers.pdf.tables.unruled_cells import Line
@@ -20,6 +21,8 @@ from parsers.pdf.tables.unruled_header import Rule
 
 COVER = 0.5  # share of the block's width a rule must cover to part its lines
 MIN_PART_LINES = 3  # lines of two chunks or more each part needs (unruled.MIN_MULTI_LINES)
+# the label a table's notes open with, on the first line under its bottom rule ("Notes:", "Source:")
+_NOTES_LABEL = re.compile(r"(?i)^(notes?|sources?|anmerkungen?|quellen?|remarques?|fuentes?|notas?)\s*[:.]")
 
 
 def _row_like(line: Line) -> bool:
@@ -81,3 +84,17 @@ def stacked_parts(block: Sequence[Line], rules: Sequence[Rule]) -> list[list[Lin
         return [list(block)]
     parts.append([block[i] for band in bands[start:] for i in band])
     return parts
+
+
+def noted_tail(block: Sequence[Line], rules: Sequence[Rule]) -> list[Line]:
+    """``block`` without the lines under its last rule when the first of them opens with a notes
+    label ("Notes:", "Source:"): a table's notes under its bottom rule ("(1) Defaults to ..."),
+    numbered lines of two chunks that the whitespace ran into the table as rows, closing its
+    column gaps. ``block`` itself when no rule parts it so or too few rows stay above the rule."""
+    if not rules or len(block) < MIN_PART_LINES + 1:
+        return list(block)
+    bands = _bands(block, rules)
+    if len(bands) < 2 or not _NOTES_LABEL.match(block[bands[-1][0]].chunks[0].text):
+        return list(block)
+    kept = [block[i] for band in bands[:-1] for i in band]
+    return kept if sum(len(ln.chunks) >= 2 for ln in kept) >= MIN_PART_LINES else list(block)
