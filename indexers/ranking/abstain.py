@@ -35,12 +35,11 @@ from indexers.lexical.tokenize import words
 
 # The calibration's version, stored with the scales: a build calibrated by an older one is
 # calibrated again by its next ingest (flows/settings.py).
-VERSION = 13  # 7: cosines with sentence windows (indexers/dense/windows.py); 8: not on code search
+VERSION = 12  # 7: cosines with sentence windows (indexers/dense/windows.py); 8: not on code search
 # 9: every corpus sampled by words (not kept); 10: a corpus of long Chinese sentences sampled by
 # words (calibrate.sample_pseudo_queries); 11: every corpus's pseudo-queries counted in words (its
 # in_words: measured on CMRC's full corpus, not the 256-passage subset that ruled out version 9);
 # 12: a pseudo-query's coverage also read in the rest of its own chunk (abstain_fit._pseudo_coverage)
-# 13: and its first mix read against its own chunk whole (the sentence kept)
 DECISION = 0.5  # confidence below this abstains
 # A query with at most this many distinct terms is short: judged on the short scale when the build
 # has one (version 4).

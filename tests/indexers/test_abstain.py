@@ -425,39 +425,10 @@ def test_a_pseudo_querys_coverage_is_the_better_of_the_others_and_its_own_chunks
         terms = TOKENIZE(q.query)
         others = _held_out_coverage(bm25, terms, q.row)
         rest = rest_coverage(bm25, terms, TOKENIZE(q.remainder))
-        got = _pseudo_coverage(bm25, TOKENIZE, terms, [], q)  # no mix: versions 12's readings
+        got = _pseudo_coverage(bm25, TOKENIZE, terms, q)
         assert got == pytest.approx(max(others, rest))
         raised += rest > others
     assert raised == len(queries)  # its subject's name: in the rest of its chunk, in no other
-
-
-def test_a_pseudo_querys_mix_is_read_against_its_own_chunk_whole():
-    """Version 13: the sentence with an everyday question appended (the mix its lexical evidence
-    is read from) keeps the sentence's words in its own chunk: its coverage there is the sentence's
-    share of the mix's idf mass, hand-computed here; the everyday words are in no chunk."""
-    from indexers.lexical.tokenize import words
-    from indexers.ranking.abstain import rest_coverage
-    from indexers.ranking.abstain_fit import _held_out_coverage, _pseudo_coverage
-    from indexers.ranking.calibrate import PseudoQuery
-
-    texts = ["router maps paths to components. templates render data", "the store keeps state"]
-    bm25 = BM25Index.build([TOKENIZE(t) for t in texts])
-    q = PseudoQuery(row=0, query="router maps paths to components.", remainder="templates render data")
-    terms = TOKENIZE(q.query)
-    mixed = TOKENIZE(f"{q.query} lemonade pancakes")
-    idf = {  # idf at df 1 and df 0 of 2 docs
-        1: math.log1p(1.5 / 1.5),
-        0: math.log1p(2.5 / 0.5),
-    }
-    sentence, everyday = words(TOKENIZE(q.query)), words(TOKENIZE("lemonade pancakes"))
-    assert len(sentence) == 4 and len(everyday) == 2  # router map path compon; lemonad pancak
-    expected = len(sentence) * idf[1] / (len(sentence) * idf[1] + len(everyday) * idf[0])
-    assert rest_coverage(bm25, mixed, TOKENIZE(q.query) + TOKENIZE(q.remainder)) == pytest.approx(expected)
-    # the rest alone shares none of the sentence's words, nor does the other chunk
-    assert rest_coverage(bm25, terms, TOKENIZE(q.remainder)) == 0.0
-    assert _held_out_coverage(bm25, terms, 0) == 0.0
-    assert _pseudo_coverage(bm25, TOKENIZE, terms, mixed, q) == pytest.approx(expected)
-    assert 0.0 < expected < 1.0
 
 
 def test_calibration_stores_the_coverage_evidence_and_a_coverage_weight_within_its_cap(corpus):
@@ -466,7 +437,7 @@ def test_calibration_stores_the_coverage_evidence_and_a_coverage_weight_within_i
     chunks, bm25 = corpus
     vectors, encode = _vectors(chunks)
     stored = calibrate_abstain(chunks, bm25, TOKENIZE, vectors, encode, encode_passages=encode)
-    assert stored["version"] == VERSION == 13
+    assert stored["version"] == VERSION == 12
     coverage = stored["evidence"]["coverage"]
     assert coverage["n"] == stored["evidence"]["vector"]["n"]
     assert coverage["offtopic"]["p95"] < coverage["in_domain"]["p50"]
