@@ -32,6 +32,7 @@ from operator import attrgetter
 
 from parsers.pdf.labels import TABLE_OR_FIGURE_LABEL
 from parsers.pdf.tables.unruled_cells import (
+    MIN_MULTI_LINES,
     Chunk,
     Line,
     Word,
@@ -85,7 +86,6 @@ __all__ = [
 
 MAX_LINE_GAP = 2.2  # x line height: a wider vertical gap ends a table
 MAX_SINGLE_RUN = 2  # label-only lines in a row inside a table (section labels, wrapped labels)
-MIN_MULTI_LINES = 3  # lines with two cells or more a table needs
 RULED_APART_ROWS = 2  # rows of a three-line sub-table ruled apart from the one beside it
 _READING = attrgetter("top", "x0")  # sort key: top to bottom, then left to right
 # a caption line: a table or figure label and its number ("Table 3:", "Fig. 2", "表 4.6", "续表 4.7");

@@ -313,6 +313,7 @@ def cell_text(words: Sequence[Word]) -> str:
     return join_wrapped([bidi_text.logical_line(t) for t in texts])
 
 
+MIN_MULTI_LINES = 3  # lines with two cells or more a table needs (parsers.pdf.tables.unruled)
 TOUCH_RATIO = 0.15  # x font size: pdfplumber's x_tolerance_ratio, the gap inside one word
 FLUSH = 0.05  # x the smaller font size: no white between two words' glyphs, whatever their sizes
 

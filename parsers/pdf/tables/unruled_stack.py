@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from parsers.pdf.tables.unruled_cells import Line
+from parsers.pdf.tables.unruled_cells import MIN_MULTI_LINES, Line
 from parsers.pdf.tables.unruled_guards import is_figure
 from parsers.pdf.tables.unruled_header import Rule
 
 COVER = 0.5  # share of the block's width a rule must cover to part its lines
-MIN_PART_LINES = 3  # lines of two chunks or more each part needs (unruled.MIN_MULTI_LINES)
 # the label a table's notes open with, on the first line under its bottom rule ("Notes:", "Source:")
 _NOTES_LABEL = re.compile(r"(?i)^(notes?|sources?|anmerkungen?|quellen?|remarques?|fuentes?|notas?)\s*[:.]")
 
@@ -51,7 +50,7 @@ def _bands(block: Sequence[Line], rules: Sequence[Rule]) -> list[list[int]]:
 def stacked_parts(block: Sequence[Line], rules: Sequence[Rule]) -> list[list[Line]]:
     """``block`` cut into the tables stacked in it (see the module's docstring), the text-only
     bands between them left out; ``[block]`` when its rules show no such stack."""
-    if not rules or len(block) < 2 * MIN_PART_LINES:
+    if not rules or len(block) < 2 * MIN_MULTI_LINES:
         return [list(block)]
     bands = _bands(block, rules)
     if len(bands) < 4:
@@ -76,7 +75,7 @@ def stacked_parts(block: Sequence[Line], rules: Sequence[Rule]) -> list[list[Lin
             end += 1
         if end + 1 < len(bands) and kinds[end] == "labels" and kinds[end + 1] == "rows":
             upper = [block[i] for band in bands[start:k] for i in band]
-            if sum(len(ln.chunks) >= 2 for ln in upper) >= MIN_PART_LINES:
+            if sum(len(ln.chunks) >= 2 for ln in upper) >= MIN_MULTI_LINES:
                 parts.append(upper)
                 start = end
         k = end + 1
@@ -91,10 +90,10 @@ def noted_tail(block: Sequence[Line], rules: Sequence[Rule]) -> list[Line]:
     label ("Notes:", "Source:"): a table's notes under its bottom rule ("(1) Defaults to ..."),
     numbered lines of two chunks that the whitespace ran into the table as rows, closing its
     column gaps. ``block`` itself when no rule parts it so or too few rows stay above the rule."""
-    if not rules or len(block) < MIN_PART_LINES + 1:
+    if not rules or len(block) < MIN_MULTI_LINES + 1:
         return list(block)
     bands = _bands(block, rules)
     if len(bands) < 2 or not _NOTES_LABEL.match(block[bands[-1][0]].chunks[0].text):
         return list(block)
     kept = [block[i] for band in bands[:-1] for i in band]
-    return kept if sum(len(ln.chunks) >= 2 for ln in kept) >= MIN_PART_LINES else list(block)
+    return kept if sum(len(ln.chunks) >= 2 for ln in kept) >= MIN_MULTI_LINES else list(block)
